@@ -1,0 +1,3 @@
+from cogames_lib.cli import main
+
+raise SystemExit(main())
