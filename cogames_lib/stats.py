@@ -34,7 +34,7 @@ def wilson_interval(successes: int, n: int, confidence: float = DEFAULT_CONFIDEN
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half_width = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return (max(0.0, centre - half_width), min(1.0, centre + half_width))
+    return (float(max(0.0, centre - half_width)), float(min(1.0, centre + half_width)))
 
 
 def rate_table(
@@ -94,7 +94,9 @@ def bootstrap_interval(
     array = array[~np.isnan(array)]
     functions = {"mean": np.mean, "iqm": lambda a, axis=-1: scipy_stats.trim_mean(a, 0.25, axis=axis)}
     if statistic not in functions:
-        raise ParameterError(f"bootstrap_interval: statistic must be one of {sorted(functions)}, got {statistic!r}")
+        raise ParameterError(
+            f"bootstrap_interval: statistic must be one of {sorted(functions)}, got {statistic!r}"
+        )
     function = functions[statistic]
     if array.size == 0:
         return (float("nan"), float("nan"), float("nan"))
