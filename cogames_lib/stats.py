@@ -34,7 +34,11 @@ def wilson_interval(successes: int, n: int, confidence: float = DEFAULT_CONFIDEN
     denominator = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denominator
     half_width = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return (float(max(0.0, centre - half_width)), float(min(1.0, centre + half_width)))
+    # At 0/n and n/n the bound is exactly 0 or 1 algebraically; rounding would leave 1 - 1e-16, which
+    # makes a bar's upper error negative and the interval exclude the observed rate.
+    low = 0.0 if successes == 0 else max(0.0, centre - half_width)
+    high = 1.0 if successes == n else min(1.0, centre + half_width)
+    return (float(low), float(high))
 
 
 def rate_table(

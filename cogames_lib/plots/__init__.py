@@ -1,0 +1,45 @@
+"""Every figure the notebooks show: one function per figure, a tidy table in, a matplotlib Figure out.
+
+Plots only draw; the aggregates they show come from `cogames_lib.stats` (Wilson intervals for binary
+rates, bootstrap over seeds for means) via `cogames_lib.plots.summaries`. Category order and colours
+are fixed tables in `cogames_lib.plots.style`, so a policy or partner keeps its colour in every figure.
+"""
+
+from __future__ import annotations
+
+from cogames_lib.plots.diagnostics import (
+    capability_matrix,
+    outcome_rates,
+    pass_rate_heatmap,
+    status_counts,
+    steps_to_success,
+)
+from cogames_lib.plots.mindcraft import construction_scores, status_breakdown, success_rates
+from cogames_lib.plots.probes import (
+    alignment,
+    intention_ratio,
+    intention_weights,
+    multistep_results,
+    training_curves,
+)
+from cogames_lib.plots.style import CONDITION_COLOURS, PARTNER_COLOURS, POLICY_COLOURS, STATUS_PALETTE
+
+__all__ = [
+    "CONDITION_COLOURS",
+    "PARTNER_COLOURS",
+    "POLICY_COLOURS",
+    "STATUS_PALETTE",
+    "alignment",
+    "capability_matrix",
+    "construction_scores",
+    "intention_ratio",
+    "intention_weights",
+    "multistep_results",
+    "outcome_rates",
+    "pass_rate_heatmap",
+    "status_breakdown",
+    "status_counts",
+    "steps_to_success",
+    "success_rates",
+    "training_curves",
+]

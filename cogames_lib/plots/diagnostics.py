@@ -1,0 +1,232 @@
+"""Figures of the diagnostics sweep: one function per figure, the `episodes` table in, a Figure out."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from cogames_lib.plots.style import (
+    POLICY_COLOURS,
+    POLICY_ORDER,
+    STATUS_PALETTE,
+    empty_figure,
+    new_figure,
+    numeric_order,
+    ordered,
+    palette,
+    require_columns,
+)
+from cogames_lib.plots.summaries import rates
+
+EPISODE_COLUMNS = ("policy", "diagnostic", "num_agents", "seed", "status", "success", "steps")
+
+
+def _diagnostic_order(episodes: pd.DataFrame) -> list[str]:
+    # The sweep stores `diagnostic` as a categorical in catalogue order; keep it when present.
+    column = episodes["diagnostic"]
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        present = set(column.astype(str))
+        return [str(c) for c in column.cat.categories if str(c) in present]
+    return ordered(column, ())
+
+
+def _cell_label(row: pd.Series) -> str:
+    return f"{row['rate']:.2f}\n[{row['ci_low']:.2f},{row['ci_high']:.2f}]\nn={int(row['n'])}"
+
+
+def pass_rate_heatmap(episodes: pd.DataFrame) -> plt.Figure:
+    """Pass rate per (diagnostic, agent count), one panel per policy; each cell: rate, Wilson CI, n."""
+    require_columns(episodes, EPISODE_COLUMNS, "pass_rate_heatmap")
+    if episodes.empty:
+        return empty_figure("Pass rate", "no episodes")
+    policies = ordered(episodes["policy"], POLICY_ORDER)
+    diagnostics = _diagnostic_order(episodes)
+    counts = numeric_order(episodes["num_agents"])
+    table = rates(
+        episodes.assign(policy=episodes["policy"].astype(str)),
+        ["policy", "diagnostic", "num_agents"],
+        "success",
+    )
+    table["diagnostic"] = table["diagnostic"].astype(str)
+    figure, axes_list = plt.subplots(
+        1,
+        len(policies),
+        figsize=(1.2 + 1.1 * len(counts) * len(policies) + 2.5, 0.55 * len(diagnostics) + 1.6),
+        layout="constrained",
+        sharey=True,
+        squeeze=False,
+    )
+    for axes, policy in zip(axes_list[0], policies, strict=True):
+        part = table[table["policy"] == policy]
+        grid = part.pivot(index="diagnostic", columns="num_agents", values="rate").reindex(
+            index=diagnostics, columns=counts
+        )
+        labels = (
+            part.assign(label=part.apply(_cell_label, axis=1))
+            .pivot(index="diagnostic", columns="num_agents", values="label")
+            .reindex(index=diagnostics, columns=counts)
+            .fillna("")
+        )
+        sns.heatmap(
+            grid,
+            ax=axes,
+            vmin=0,
+            vmax=1,
+            cmap="RdYlGn",
+            annot=labels.to_numpy(),
+            fmt="",
+            annot_kws={"fontsize": 6},
+            cbar=policy == policies[-1],
+            cbar_kws={"label": "pass rate"},
+            linewidths=0.5,
+            linecolor="white",
+        )
+        axes.set_title(policy)
+        axes.set_xlabel("agents")
+        axes.set_ylabel("diagnostic" if policy == policies[0] else "")
+    figure.suptitle("Pass rate by diagnostic and agent count (Wilson 95% CI; blank = not run)")
+    return figure
+
+
+def outcome_rates(episodes: pd.DataFrame) -> plt.Figure:
+    """Timeout and error rates per policy and agent count, with Wilson intervals and n."""
+    require_columns(episodes, EPISODE_COLUMNS, "outcome_rates")
+    if episodes.empty:
+        return empty_figure("Timeout and error rates", "no episodes")
+    frame = episodes.assign(
+        policy=episodes["policy"].astype(str),
+        timed_out=episodes["status"].astype(str) == "TIMED_OUT",
+        run_error=episodes["status"].astype(str) == "RUN_ERROR",
+    )
+    policies = ordered(frame["policy"], POLICY_ORDER)
+    counts = numeric_order(frame["num_agents"])
+    figure, axes_list = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained", sharey=True)
+    width = 0.8 / max(1, len(policies))
+    colours = palette(policies, POLICY_COLOURS)
+    for axes, column, title in zip(
+        axes_list, ["timed_out", "run_error"], ["Timeout rate", "Error rate"], strict=True
+    ):
+        table = rates(frame, ["policy", "num_agents"], column)
+        for index, policy in enumerate(policies):
+            part = table[table["policy"] == policy].set_index("num_agents").reindex(counts)
+            x = np.arange(len(counts)) + (index - (len(policies) - 1) / 2) * width
+            errors = np.clip(
+                np.vstack([part["rate"] - part["ci_low"], part["ci_high"] - part["rate"]]), 0, None
+            )
+            axes.bar(
+                x,
+                part["rate"],
+                width=width,
+                color=colours[policy],
+                label=policy,
+                yerr=errors,
+                capsize=2,
+                error_kw={"elinewidth": 0.8},
+            )
+        axes.set_xticks(np.arange(len(counts)), [str(c) for c in counts])
+        axes.set_xlabel("agents")
+        axes.set_title(f"{title} (Wilson 95% CI, n={int(table['n'].sum())} episodes)")
+        axes.set_ylim(0, 1.05)
+    axes_list[0].set_ylabel("fraction of episodes")
+    axes_list[1].legend(title="policy", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return figure
+
+
+def steps_to_success(episodes: pd.DataFrame) -> plt.Figure:
+    """Distribution of steps taken by successful episodes, per diagnostic and policy."""
+    require_columns(episodes, EPISODE_COLUMNS, "steps_to_success")
+    successes = episodes[episodes["success"].astype(bool)].copy()
+    if successes.empty:
+        return empty_figure("Steps to success", "no successful episode")
+    successes["policy"] = successes["policy"].astype(str)
+    successes["diagnostic"] = successes["diagnostic"].astype(str)
+    policies = ordered(successes["policy"], POLICY_ORDER)
+    diagnostics = [d for d in _diagnostic_order(episodes) if d in set(successes["diagnostic"])]
+    figure, axes = new_figure(9, 0.35 * len(diagnostics) * max(1, len(policies) / 2) + 1.5)
+    sns.boxplot(
+        data=successes,
+        y="diagnostic",
+        x="steps",
+        hue="policy",
+        order=diagnostics,
+        hue_order=policies,
+        palette=palette(policies, POLICY_COLOURS),
+        ax=axes,
+        fliersize=2,
+        linewidth=0.8,
+    )
+    axes.set_xlabel("steps to success")
+    axes.set_ylabel("diagnostic")
+    axes.set_title(f"Steps to success ({len(successes)} successful episodes)")
+    axes.legend(title="policy", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return figure
+
+
+def capability_matrix(episodes: pd.DataFrame) -> plt.Figure:
+    """Pass rate of each policy / ablation on each diagnostic (all agent counts pooled), with n."""
+    require_columns(episodes, EPISODE_COLUMNS, "capability_matrix")
+    if episodes.empty:
+        return empty_figure("Capability matrix", "no episodes")
+    frame = episodes.assign(
+        policy=episodes["policy"].astype(str), diagnostic=episodes["diagnostic"].astype(str)
+    )
+    policies = ordered(frame["policy"], POLICY_ORDER)
+    diagnostics = _diagnostic_order(episodes)
+    table = rates(frame, ["policy", "diagnostic"], "success")
+    grid = table.pivot(index="policy", columns="diagnostic", values="rate").reindex(
+        index=policies, columns=diagnostics
+    )
+    labels = (
+        table.assign(label=[f"{r:.2f}\nn={n}" for r, n in zip(table["rate"], table["n"], strict=True)])
+        .pivot(index="policy", columns="diagnostic", values="label")
+        .reindex(index=policies, columns=diagnostics)
+        .fillna("")
+    )
+    figure, axes = new_figure(1.2 + 0.75 * len(diagnostics), 0.6 * len(policies) + 2.8)
+    sns.heatmap(
+        grid,
+        ax=axes,
+        vmin=0,
+        vmax=1,
+        cmap="RdYlGn",
+        annot=labels.to_numpy(),
+        fmt="",
+        annot_kws={"fontsize": 6},
+        cbar_kws={"label": "pass rate"},
+        linewidths=0.5,
+        linecolor="white",
+    )
+    axes.set_xticklabels([d.removeprefix("diagnostic_") for d in diagnostics], rotation=60, ha="right")
+    axes.set_xlabel("diagnostic")
+    axes.set_ylabel("policy / ablation")
+    axes.set_title("Capability matrix: pass rate (agent counts pooled)")
+    return figure
+
+
+def status_counts(episodes: pd.DataFrame) -> plt.Figure:
+    """Episode outcomes per policy as stacked bars in the fixed status order and colours."""
+    require_columns(episodes, EPISODE_COLUMNS, "status_counts")
+    if episodes.empty:
+        return empty_figure("Episode outcomes", "no episodes")
+    frame = episodes.assign(policy=episodes["policy"].astype(str), status=episodes["status"].astype(str))
+    policies = ordered(frame["policy"], POLICY_ORDER)
+    statuses = [s for s in STATUS_PALETTE if s in set(frame["status"])]
+    counts = (
+        frame.groupby(["policy", "status"])
+        .size()
+        .unstack(fill_value=0)
+        .reindex(index=policies, columns=statuses)
+    )
+    figure, axes = new_figure(7, 0.4 * len(policies) + 1.5)
+    left = np.zeros(len(policies))
+    for status in statuses:
+        axes.barh(policies, counts[status], left=left, color=STATUS_PALETTE[status], label=status)
+        left += counts[status].to_numpy()
+    axes.invert_yaxis()
+    axes.set_xlabel("episodes")
+    axes.set_ylabel("policy")
+    axes.set_title("Episode outcomes")
+    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return figure

@@ -1,0 +1,116 @@
+"""Figures of the Mindcraft outcomes: the `mindcraft_runs` table (or a rate table derived from it) in."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from cogames_lib.plots.style import STATUS_PALETTE, STATUSES, empty_figure, new_figure, require_columns
+from cogames_lib.plots.summaries import status_fractions
+
+STATUS_COLUMN = "overall_completion_status"
+RATE_COLUMNS = ("n", "successes", "rate", "ci_low", "ci_high")
+
+
+def _category_labels(values: pd.Series) -> list[str]:
+    # Agent counts and depths are numbers: keep numeric order; task types keep their observed order.
+    distinct = list(dict.fromkeys(values.dropna().tolist()))
+    try:
+        distinct = sorted(distinct)
+    except TypeError:
+        distinct = sorted(distinct, key=str)
+    return [str(v) for v in distinct]
+
+
+def status_breakdown(runs: pd.DataFrame, by: Sequence[str] = ("task_type", "agent_count")) -> plt.Figure:
+    """Completion-status shares as stacked bars, one panel per grouping column; n above each bar."""
+    require_columns(runs, [STATUS_COLUMN, *by], "status_breakdown")
+    if runs.empty:
+        return empty_figure("Completion status", "no task folders")
+    figure, axes_list = plt.subplots(
+        1, len(by), figsize=(5.2 * len(by) + 1.8, 4), layout="constrained", squeeze=False
+    )
+    frame = runs.assign(**{STATUS_COLUMN: runs[STATUS_COLUMN].astype(str)})
+    frame[STATUS_COLUMN] = pd.Categorical(frame[STATUS_COLUMN], categories=list(STATUSES), ordered=True)
+    for axes, column in zip(axes_list[0], by, strict=True):
+        groups = _category_labels(frame[column])
+        part = frame.dropna(subset=[column]).assign(**{column: lambda f, c=column: f[c].astype(str)})
+        fractions = status_fractions(part, column, STATUS_COLUMN)
+        table = (
+            fractions.pivot(index=column, columns=STATUS_COLUMN, values="fraction").reindex(groups).fillna(0)
+        )
+        totals = part.groupby(column).size().reindex(groups).fillna(0).astype(int)
+        bottom = np.zeros(len(groups))
+        for status in STATUSES:
+            if status not in table.columns or not table[status].any():
+                continue
+            axes.bar(groups, table[status], bottom=bottom, color=STATUS_PALETTE[status], label=status)
+            bottom += table[status].to_numpy()
+        for x, total in enumerate(totals):
+            axes.text(x, 1.01, f"n={total}", ha="center", va="bottom", fontsize=7)
+        axes.set_ylim(0, 1.1)
+        axes.set_xlabel(column)
+        axes.set_ylabel("share of task folders")
+        axes.set_title(f"Completion status by {column}")
+    handles, labels = [], []
+    for axes in axes_list[0]:
+        for handle, label in zip(*axes.get_legend_handles_labels(), strict=True):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
+    order = [labels.index(s) for s in STATUSES if s in labels]
+    axes_list[0][-1].legend(
+        [handles[i] for i in order],
+        [labels[i] for i in order],
+        fontsize=7,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1),
+    )
+    return figure
+
+
+def success_rates(rate_table: pd.DataFrame, category: str, title: str | None = None) -> plt.Figure:
+    """Success rate per category with its Wilson interval and n (a summary helper's rate table in)."""
+    require_columns(rate_table, [category, *RATE_COLUMNS], "success_rates")
+    name = title or f"Success rate by {category}"
+    table = rate_table.dropna(subset=[category])
+    if table.empty:
+        return empty_figure(name, "no task folders")
+    labels = [str(v) for v in table[category]]
+    figure, axes = new_figure(max(4.5, 0.9 * len(labels) + 2), 3.6)
+    x = np.arange(len(labels))
+    errors = np.clip(np.vstack([table["rate"] - table["ci_low"], table["ci_high"] - table["rate"]]), 0, None)
+    axes.bar(x, table["rate"], color=STATUS_PALETTE["SUCCESS"], yerr=errors, capsize=3, alpha=0.85)
+    for xi, (rate, n, successes) in enumerate(
+        zip(table["rate"], table["n"], table["successes"], strict=True)
+    ):
+        axes.text(xi, min(1.0, rate) + 0.03, f"{successes}/{n}", ha="center", va="bottom", fontsize=7)
+    axes.set_xticks(x, labels, rotation=30 if max(len(s) for s in labels) > 8 else 0, ha="right")
+    axes.set_ylim(0, 1.12)
+    axes.set_xlabel(category)
+    axes.set_ylabel("success rate")
+    axes.set_title(f"{name} (Wilson 95% CI)")
+    return figure
+
+
+def construction_scores(runs: pd.DataFrame, score_column: str = "overall_raw_score") -> plt.Figure:
+    """Distribution of construction scores (0..1, 1 = complete blueprint), points over a box."""
+    require_columns(runs, ["task_type", score_column], "construction_scores")
+    scores = runs[(runs["task_type"].astype(str) == "construction")].dropna(subset=[score_column])
+    if scores.empty:
+        return empty_figure("Construction scores", "no scored construction task")
+    figure, axes = new_figure(6.5, 2.8)
+    sns.boxplot(x=scores[score_column], ax=axes, color="#dddddd", fliersize=0, linewidth=0.8)
+    sns.stripplot(
+        x=scores[score_column], ax=axes, color=STATUS_PALETTE["FAILED_PARTIAL_SCORE"], size=4, jitter=0.2
+    )
+    axes.set_xlim(-0.05, 1.05)
+    axes.set_xlabel("construction score (fraction of blueprint built)")
+    axes.set_title(
+        f"Construction score distribution (n={len(scores)}, mean {scores[score_column].mean():.2f})"
+    )
+    return figure

@@ -1,0 +1,114 @@
+"""cogames_lib.stats against values worked out by hand (closed forms written out in each test)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cogames_lib.errors import ParameterError
+from cogames_lib.stats import bootstrap_interval, interquartile_mean, rate_table, wilson_interval
+
+Z95 = 1.959963984540054  # Phi^-1(0.975)
+
+
+def test_wilson_half_rate_by_hand():
+    # 5/10: p = 0.5, z^2/n = 0.38415, denominator 1.38415, centre exactly 0.5,
+    # half width = z * sqrt(0.025 + 0.0096037) / 1.38415 = 0.263406
+    low, high = wilson_interval(5, 10)
+    assert low == pytest.approx(0.236593, abs=1e-6)
+    assert high == pytest.approx(0.763407, abs=1e-6)
+
+
+def test_wilson_zero_and_full_are_exact_at_the_edge():
+    # 0/n: upper bound = (z^2/n) / (1 + z^2/n); n/n mirrors it. Never the Wald [0, 0].
+    upper = (Z95**2 / 10) / (1 + Z95**2 / 10)
+    assert upper == pytest.approx(0.277533, abs=1e-6)
+    assert wilson_interval(0, 10) == (0.0, pytest.approx(upper, abs=1e-12))
+    low, high = wilson_interval(10, 10)
+    assert high == 1.0 and low == pytest.approx(1 - upper, abs=1e-12)
+
+
+def test_wilson_one_of_three_by_hand():
+    # p = 1/3, n = 3: centre = (1/3 + z^2/6) / (1 + z^2/3); half = z*sqrt(2/27 + z^2/36) / (1 + z^2/3)
+    denominator = 1 + Z95**2 / 3
+    centre = (1 / 3 + Z95**2 / 6) / denominator
+    half = Z95 * math.sqrt(2 / 27 + Z95**2 / 36) / denominator
+    low, high = wilson_interval(1, 3)
+    assert (low, high) == (pytest.approx(centre - half), pytest.approx(centre + half))
+    assert low == pytest.approx(0.061492, abs=1e-6) and high == pytest.approx(0.792340, abs=1e-6)
+
+
+def test_wilson_other_confidence_and_empty():
+    # 90%: z = 1.644854; 0/4 -> upper = (z^2/4) / (1 + z^2/4) = 0.676386 / 1.676386 = 0.403478
+    assert wilson_interval(0, 4, confidence=0.90)[1] == pytest.approx(0.403478, abs=1e-6)
+    low, high = wilson_interval(0, 0)
+    assert math.isnan(low) and math.isnan(high)
+
+
+@pytest.mark.parametrize("successes,n,confidence", [(3, 2, 0.95), (-1, 2, 0.95), (1, 2, 1.0), (1, 2, 0.0)])
+def test_wilson_rejects_bad_arguments(successes, n, confidence):
+    with pytest.raises(ParameterError, match="wilson_interval"):
+        wilson_interval(successes, n, confidence)
+
+
+def test_rate_table_groups_and_overall():
+    frame = pd.DataFrame(
+        dict(
+            policy=pd.Categorical(["b", "b", "a", "a", "a"], categories=["b", "a"]),
+            success=[True, False, True, True, None],
+        )
+    )
+    table = rate_table(frame, "policy", "success")
+    assert list(table["policy"]) == ["b", "a"]  # category order kept
+    assert list(table["n"]) == [2, 2] and list(table["successes"]) == [
+        1,
+        2,
+    ]  # the missing value is not counted
+    assert list(table["rate"]) == [0.5, 1.0]
+    assert table.loc[1, "ci_high"] == 1.0
+    # 1/2 by hand: centre 0.5, half = z*sqrt(0.125 + z^2/16) / (1 + z^2/2) = 0.405469
+    assert table.loc[0, "ci_low"] == pytest.approx(0.5 - 0.405469, abs=1e-6)
+    overall = rate_table(frame, None, "success")
+    assert overall.loc[0, "n"] == 4 and overall.loc[0, "successes"] == 3 and overall.loc[0, "rate"] == 0.75
+
+
+def test_interquartile_mean_by_hand():
+    # 8 values: drop 2 from each end -> mean(3, 4, 5, 6) = 4.5
+    assert interquartile_mean([8, 1, 7, 2, 6, 3, 5, 4]) == 4.5
+    # 10 values: int(0.25 * 10) = 2 dropped each end -> mean(3..8) = 5.5; an outlier does not move it
+    assert interquartile_mean([1, 2, 3, 4, 5, 6, 7, 8, 9, 1000]) == 5.5
+    assert math.isnan(interquartile_mean([]))
+
+
+def test_bootstrap_degenerate_and_empty():
+    estimate, low, high = bootstrap_interval([0.7, 0.7, 0.7])
+    assert estimate == pytest.approx(0.7) and low == estimate == high
+    assert bootstrap_interval([0.4]) == (0.4, 0.4, 0.4)
+    assert all(math.isnan(v) for v in bootstrap_interval([]))
+    assert bootstrap_interval([1.0, float("nan"), 1.0]) == (1.0, 1.0, 1.0)  # NaN seeds are dropped
+
+
+def test_bootstrap_two_seeds_by_hand():
+    # Resampling two values (0, 1) gives means 0, 0.5 or 1 with probabilities 1/4, 1/2, 1/4:
+    # the 2.5% and 97.5% percentiles are 0 and 1.
+    estimate, low, high = bootstrap_interval([0.0, 1.0], n_resamples=4000)
+    assert estimate == 0.5 and low == 0.0 and high == 1.0
+
+
+def test_bootstrap_is_seeded_and_brackets_the_estimate():
+    values = np.array([0.2, 0.4, 0.5, 0.9, 0.3, 0.6])
+    first = bootstrap_interval(values, seed=3)
+    assert first == bootstrap_interval(values, seed=3)
+    estimate, low, high = first
+    assert estimate == pytest.approx(values.mean())
+    assert values.min() <= low < estimate < high <= values.max()
+    iqm = bootstrap_interval(values, statistic="iqm")
+    assert iqm[0] == pytest.approx(interquartile_mean(values))
+
+
+def test_bootstrap_rejects_unknown_statistic():
+    with pytest.raises(ParameterError, match="statistic must be one of"):
+        bootstrap_interval([1.0, 2.0], statistic="median")
