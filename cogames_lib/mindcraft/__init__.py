@@ -1,0 +1,80 @@
+"""Granular outcome parsing of Mindcraft experiment logs (any number of agents), aggregated with pandas.
+
+Public surface (the notebook and the CLI use only these):
+
+- `analyze_json_file(path)` -> per-log outcome dict (`logs.py` documents the keys)
+- `extract_result(folder_path, task_definition=None)` -> per-run dict (`runs.py`)
+- `aggregate_results(folders_or_roots, task_definitions=None, model_name=None, no_score_policy="failure")`
+  -> the runs frame (`aggregate.py` documents every column); `runs_table(runs)` and `agents_table(runs)`
+  give the two storable tables `mindcraft_runs` and `mindcraft_agents`
+- `load_task_definitions(paths)`, `task_definition_metrics(task_id, definition)` (`tasks.py`)
+- summary helpers returning DataFrames with n and a Wilson interval on every rate (`summaries.py`)
+- `find_task_folders(roots)`, `validate_analysis_parameters(roots, task_files, no_score_policy)`
+- `generate_sample_tree(out_dir, task_files, seed)`: the synthetic sample experiment tree (`sample.py`)
+
+Nothing here writes into an experiment tree; parsing never raises on file content.
+"""
+
+from __future__ import annotations
+
+from cogames_lib.mindcraft.aggregate import (
+    AGENT_COLUMNS,
+    RUN_COLUMNS,
+    agents_table,
+    aggregate_results,
+    runs_table,
+)
+from cogames_lib.mindcraft.discovery import (
+    NO_SCORE_POLICIES,
+    SkippedFolder,
+    find_task_folders,
+    validate_analysis_parameters,
+)
+from cogames_lib.mindcraft.logs import analyze_json_file, analyze_log_bytes, parse_agent_log_name
+from cogames_lib.mindcraft.runs import extract_result, read_model_name
+from cogames_lib.mindcraft.sample import generate_sample_tree
+from cogames_lib.mindcraft.summaries import (
+    SUMMARY_TABLES,
+    status_counts,
+    summary_by_agent_count,
+    summary_by_depth,
+    summary_by_missing_items,
+    summary_by_plan_availability,
+    summary_by_task_type,
+    summary_construction_scores,
+    summary_cooking_by_blocked_agents,
+    summary_overall,
+    summary_tables,
+)
+from cogames_lib.mindcraft.tasks import load_task_definitions, task_definition_metrics
+
+__all__ = [
+    "AGENT_COLUMNS",
+    "NO_SCORE_POLICIES",
+    "RUN_COLUMNS",
+    "SUMMARY_TABLES",
+    "SkippedFolder",
+    "agents_table",
+    "aggregate_results",
+    "analyze_json_file",
+    "analyze_log_bytes",
+    "extract_result",
+    "find_task_folders",
+    "generate_sample_tree",
+    "load_task_definitions",
+    "parse_agent_log_name",
+    "read_model_name",
+    "runs_table",
+    "status_counts",
+    "summary_by_agent_count",
+    "summary_by_depth",
+    "summary_by_missing_items",
+    "summary_by_plan_availability",
+    "summary_by_task_type",
+    "summary_construction_scores",
+    "summary_cooking_by_blocked_agents",
+    "summary_overall",
+    "summary_tables",
+    "task_definition_metrics",
+    "validate_analysis_parameters",
+]

@@ -1,0 +1,121 @@
+"""Finding task folders under experiment roots, and checking analysis parameters up front.
+
+A path given by the user is either a task folder (it holds agent logs) or a directory to walk. While
+walking, a sub-directory is:
+
+- skipped and listed when it is `analysis_results/` (the old scripts wrote it into the tree) or
+  when it holds files but none of them is an agent log;
+- a task folder when it holds agent logs, or is empty (an experiment creates one folder per task
+  before anything runs, so an unrun task is an empty folder and must count in the denominator);
+- walked further when it holds directories but no agent log (an experiment root with its
+  `results.txt`, or `experiments/` holding several experiments).
+
+Nothing is ever written; the walk is sorted, so the order never depends on the file system.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from cogames_lib.errors import ParameterError
+from cogames_lib.mindcraft.logs import parse_agent_log_name
+
+NON_TASK_FOLDER_NAMES: frozenset[str] = frozenset({"analysis_results", "__pycache__"})
+NO_SCORE_POLICIES: tuple[str, ...] = ("failure", "exclude")
+MAX_WALK_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class SkippedFolder:
+    path: str
+    reason: str
+
+
+def as_path_list(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
+    if isinstance(paths, str | os.PathLike):
+        return [os.fspath(paths)]
+    return [os.fspath(path) for path in paths]
+
+
+def _classify_folder(path: str) -> tuple[str, list[str]]:
+    """("logs" | "empty" | "walk" | "skip: <reason>", sorted sub-directory paths)."""
+    has_log = False
+    has_other_file = False
+    subfolders: list[str] = []
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    subfolders.append(entry.path)
+                elif parse_agent_log_name(entry.name) is not None:
+                    has_log = True
+                else:
+                    has_other_file = True
+    except OSError as error:
+        return f"skip: unreadable ({error.strerror or error})", []
+    if has_log:
+        return "logs", []
+    if subfolders:  # an experiment root: task folders plus results.txt and friends
+        return "walk", sorted(subfolders)
+    if has_other_file:
+        return "skip: no agent-log files", []
+    return "empty", []
+
+
+def find_task_folders(
+    roots: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+) -> tuple[list[str], list[SkippedFolder]]:
+    """(task folders, skipped folders) under the given roots or task folders; duplicates removed."""
+    found: list[str] = []
+    skipped: list[SkippedFolder] = []
+    seen: set[str] = set()
+
+    def visit(path: str, depth: int) -> None:
+        name = os.path.basename(path)
+        if name in NON_TASK_FOLDER_NAMES:
+            skipped.append(SkippedFolder(path, f"{name} is not a task folder"))
+            return
+        kind, subfolders = _classify_folder(path)
+        # An empty directory is an unrun task below a root, but a root with nothing in it is no task.
+        if kind == "logs" or (kind == "empty" and depth > 0):
+            real = os.path.realpath(path)
+            if real not in seen:
+                seen.add(real)
+                found.append(path)
+        elif kind == "empty":
+            skipped.append(SkippedFolder(path, "empty root: no task folders"))
+        elif kind == "walk":
+            if depth >= MAX_WALK_DEPTH:
+                skipped.append(SkippedFolder(path, f"deeper than {MAX_WALK_DEPTH} levels below a root"))
+                return
+            for subfolder in subfolders:
+                visit(subfolder, depth + 1)
+        else:
+            skipped.append(SkippedFolder(path, kind.removeprefix("skip: ")))
+
+    for root in as_path_list(roots):
+        visit(os.path.normpath(root), 0)
+    return found, skipped
+
+
+def validate_analysis_parameters(
+    roots: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    task_files: Sequence[str | os.PathLike[str]] | None = None,
+    no_score_policy: str = "failure",
+) -> None:
+    """Raise a one-line `ParameterError` for a missing root / task file or an unknown policy."""
+    root_list = as_path_list(roots)
+    if not root_list:
+        raise ParameterError("roots: give at least one experiment root or task folder")
+    for root in root_list:
+        if not os.path.isdir(root):
+            raise ParameterError(f"roots: {root!r} does not exist or is not a directory")
+    for task_file in as_path_list(task_files or []):
+        if not os.path.isfile(task_file):
+            raise ParameterError(f"task_files: {task_file!r} does not exist or is not a file")
+    if no_score_policy not in NO_SCORE_POLICIES:
+        raise ParameterError(
+            f"no_score_policy: {no_score_policy!r} is not one of {', '.join(NO_SCORE_POLICIES)}"
+        )

@@ -1,0 +1,269 @@
+"""One Mindcraft agent log -> one outcome dict (`analyze_json_file`).
+
+An agent log is `<Agent>_<server>_<run>.json`: a UTF-8 JSON object whose `turns` list holds the
+conversation, or a bare list of turns (the shape of history files). The verdict is a `system` turn:
+
+- current (since Mar 2025): `Task ended with score : <n>` (a JS number, possibly `NaN`); the typo
+  variant `Task ended in score: <n>` is tolerated;
+- legacy (Jan-Mar 2025): `Task successful ended with code : 2`, `Task timeout reached ended with code : 4`,
+  `No other agents found ended with code : 3` (also `code : undefined`), classified by the phrase.
+
+Outcome dict keys (one row of the `mindcraft_agents` table):
+
+| key | meaning |
+|---|---|
+| `file_name` | log file name |
+| `agent_name` / `run_index` | from the file name (`Andy_0` / `1` for `Andy_0_1.json`); None if it does not match |
+| `completion_status` | a `CompletionStatus` value (see `classify_verdict`) |
+| `raw_score` | logged score / `score_scale`, in 0..1 (clipped, with a note); None without a usable score |
+| `logged_score` | the number as logged (construction: 0..100); None without a score line, nan for `NaN` |
+| `score_scale` | 100 for construction, 1 otherwise; inferred (100 if the score exceeds 1) when not given |
+| `verdict_source` | `score`, `legacy` or None |
+| `score_lines_found` | how many score lines the log holds (>1: the last one counts, earlier ones are stale) |
+| `final_system_message` | the system message that decided the verdict (None when there is none) |
+| `turn_count` | number of turns in the log (None when unreadable) |
+| `agent_log_processed` | False exactly when the status is LOG_FILE_ERROR |
+| `parsing_errors` | list of human-readable problems (reason of a LOG_FILE_ERROR, skipped turns, clipping) |
+| `file_size_bytes` | size read (None when unreadable) |
+
+Speed matters (tens of thousands of logs per second): the file is read with one `os.read`, decoded
+strictly, parsed by the C `json` decoder, and turns are only walked when the raw bytes contain a
+verdict phrase at all; regexes are compiled once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from typing import Any
+
+from cogames_lib.outcomes import CompletionStatus
+
+AGENT_LOG_NAME = re.compile(r"^(?P<agent>[A-Za-z]+_\d+)_(?P<run>\d+)\.json$")
+
+SCORE_LINE = re.compile(
+    r"Task ended (?:with|in) score\s*:\s*(NaN|-?Infinity|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
+)
+LEGACY_LINE = re.compile(
+    r"^(Task successful|Task timeout reached|No other agents found) ended with code : (\d+|undefined)",
+    re.MULTILINE,
+)
+
+# Legacy phrase -> (status, score as a fraction of full). Classified by the phrase, not the code:
+# runs with `code : undefined` exist, and the phrase is what the old scripts keyed on.
+LEGACY_VERDICTS: dict[str, tuple[CompletionStatus, float | None]] = {
+    "Task successful": (CompletionStatus.SUCCESS, 1.0),
+    "Task timeout reached": (CompletionStatus.TIMED_OUT, None),
+    "No other agents found": (CompletionStatus.NO_SCORE_LOGGED, None),
+}
+
+# Cheap byte-level pre-checks: a log without any of these cannot hold a verdict, so its turns are
+# never walked in Python (the common case for every agent but the one that logged the score). A
+# `\\u` escape could spell a verdict phrase in disguise, so its presence also forces the walk.
+VERDICT_MARKERS: tuple[bytes, ...] = (b"Task ended", b"ended with code", b"\\u")
+
+SCORE_SCALE_BY_TASK_TYPE: dict[str, float] = {"construction": 100.0, "cooking": 1.0, "techtree": 1.0}
+
+_READ_CHUNK = 1 << 16
+
+
+def parse_agent_log_name(file_name: str) -> tuple[str, int] | None:
+    """(agent_name, run_index) from `Andy_0_1.json`, or None when the name is not an agent log."""
+    match = AGENT_LOG_NAME.match(file_name)
+    if match is None:
+        return None
+    return match.group("agent"), int(match.group("run"))
+
+
+def read_bytes(path: str) -> bytes:
+    """Whole file in as few syscalls as possible (no pathlib, no buffered reader)."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        chunk = os.read(descriptor, _READ_CHUNK)
+        if len(chunk) < _READ_CHUNK:
+            return chunk
+        parts = [chunk]
+        while chunk:
+            chunk = os.read(descriptor, _READ_CHUNK)
+            parts.append(chunk)
+        return b"".join(parts)
+    finally:
+        os.close(descriptor)
+
+
+def _error(file_name: str, reason: str, size: int | None) -> dict[str, Any]:
+    names = parse_agent_log_name(file_name)
+    return {
+        "file_name": file_name,
+        "agent_name": names[0] if names else None,
+        "run_index": names[1] if names else None,
+        "completion_status": CompletionStatus.LOG_FILE_ERROR.value,
+        "raw_score": None,
+        "logged_score": None,
+        "score_scale": None,
+        "verdict_source": None,
+        "score_lines_found": 0,
+        "final_system_message": None,
+        "turn_count": None,
+        "agent_log_processed": False,
+        "parsing_errors": [reason],
+        "file_size_bytes": size,
+    }
+
+
+def _find_verdict(turns: list[Any], errors: list[str]) -> tuple[str | None, str | None, float | None, int]:
+    """Walk turns from the end: (verdict kind, message, logged score, score lines found).
+
+    kind is "score", a legacy phrase, or None. The LAST verdict counts (an agent may log its score
+    more than once; earlier lines are stale), except that a legacy timeout anywhere overrides.
+    """
+    kind: str | None = None
+    message: str | None = None
+    score: float | None = None
+    score_lines = 0
+    timeout_message: str | None = None
+    malformed = 0
+    for turn in reversed(turns):
+        if not isinstance(turn, dict):
+            malformed += 1
+            continue
+        content = turn.get("content")
+        if turn.get("role") != "system" or not isinstance(content, str) or "ended" not in content:
+            if not isinstance(content, str):
+                malformed += 1
+            continue
+        score_matches = SCORE_LINE.findall(content)
+        score_lines += len(score_matches)
+        legacy = LEGACY_LINE.search(content)
+        if legacy is not None and legacy.group(1) == "Task timeout reached" and timeout_message is None:
+            timeout_message = content
+        if kind is not None:
+            continue
+        if score_matches:
+            kind, message, score = "score", content, float(score_matches[-1])
+        elif legacy is not None:
+            kind, message = legacy.group(1), content
+    if malformed:
+        errors.append(f"{malformed} malformed turn(s) skipped (not an object with string content)")
+    if timeout_message is not None:
+        return "Task timeout reached", timeout_message, score, score_lines
+    return kind, message, score, score_lines
+
+
+def classify_verdict(
+    kind: str | None, logged_score: float | None, score_scale: float, errors: list[str]
+) -> tuple[CompletionStatus, float | None]:
+    """(status, raw score in 0..1) from a verdict; the status rules of spec/mindcraft_logs.md."""
+    if kind is None:
+        return CompletionStatus.NO_SCORE_LOGGED, None
+    if kind != "score":
+        return LEGACY_VERDICTS[kind]
+    if logged_score is None or not math.isfinite(logged_score):
+        errors.append(f"score line holds no usable number ({logged_score}); treated as no score")
+        return CompletionStatus.NO_SCORE_LOGGED, None
+    raw = logged_score / score_scale
+    if raw > 1.0 or raw < 0.0:
+        errors.append(f"score {logged_score:g} outside 0..{score_scale:g}; clipped")
+        raw = min(1.0, max(0.0, raw))
+    if raw == 1.0:
+        return CompletionStatus.SUCCESS, raw
+    if raw == 0.0:
+        return CompletionStatus.FAILED_SCORE_ZERO, raw
+    return CompletionStatus.FAILED_PARTIAL_SCORE, raw
+
+
+def infer_score_scale(logged_score: float | None) -> float:
+    """100 when a logged score exceeds 1 (only construction scores percentages), else 1."""
+    if logged_score is not None and math.isfinite(logged_score) and logged_score > 1.0:
+        return 100.0
+    return 1.0
+
+
+def analyze_log_bytes(file_name: str, data: bytes, score_scale: float | None = None) -> dict[str, Any]:
+    """The outcome dict of one log given its bytes. Never raises on any content."""
+    size = len(data)
+    if size == 0:
+        return _error(file_name, "empty file", 0)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return _error(file_name, f"not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start}", size)
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        document = json.loads(text)
+    except ValueError as error:  # JSONDecodeError, and RecursionError-free ValueErrors of the decoder
+        return _error(file_name, f"not JSON: {error}", size)
+    except RecursionError:
+        return _error(file_name, "not JSON: nesting too deep", size)
+    if isinstance(document, dict):
+        turns = document.get("turns")
+        if not isinstance(turns, list):
+            return _error(file_name, "wrong shape: object without a 'turns' list", size)
+    elif isinstance(document, list):
+        turns = document
+    else:
+        return _error(file_name, f"wrong shape: top level is {type(document).__name__}", size)
+
+    errors: list[str] = []
+    kind: str | None = None
+    message: str | None = None
+    logged: float | None = None
+    score_lines = 0
+    if any(marker in data for marker in VERDICT_MARKERS):
+        kind, message, logged, score_lines = _find_verdict(turns, errors)
+    if score_lines > 1:
+        errors.append(f"{score_lines} score lines; the last one counts")
+    scale = score_scale if score_scale is not None else infer_score_scale(logged)
+    status, raw = classify_verdict(kind, logged, scale, errors)
+    names = parse_agent_log_name(file_name)
+    return {
+        "file_name": file_name,
+        "agent_name": names[0] if names else None,
+        "run_index": names[1] if names else None,
+        "completion_status": status.value,
+        "raw_score": raw,
+        "logged_score": logged,
+        "score_scale": scale,
+        "verdict_source": None if kind is None else ("score" if kind == "score" else "legacy"),
+        "score_lines_found": score_lines,
+        "final_system_message": message,
+        "turn_count": len(turns),
+        "agent_log_processed": True,
+        "parsing_errors": errors,
+        "file_size_bytes": size,
+    }
+
+
+def analyze_json_file(path: str | os.PathLike[str], score_scale: float | None = None) -> dict[str, Any]:
+    """Outcome dict of one agent log file (keys in the module docstring). Never raises on content.
+
+    `score_scale` is the full score (100 for construction, 1 otherwise); None infers it from the
+    logged number. An unreadable file (missing, a directory, no permission) is a LOG_FILE_ERROR too.
+    """
+    path_text = os.fspath(path)
+    file_name = os.path.basename(path_text)
+    try:
+        data = read_bytes(path_text)
+    except OSError as error:
+        return _error(file_name, f"unreadable: {error.strerror or error}", None)
+    return analyze_log_bytes(file_name, data, score_scale)
+
+
+def rescale_outcome(outcome: dict[str, Any], score_scale: float) -> dict[str, Any]:
+    """The same log outcome under another score scale (used once a folder's task type is known)."""
+    if not outcome["agent_log_processed"] or outcome["score_scale"] == score_scale:
+        return outcome
+    if outcome["verdict_source"] != "score":
+        return {**outcome, "score_scale": score_scale}
+    errors = [note for note in outcome["parsing_errors"] if "clipped" not in note]
+    status, raw = classify_verdict("score", outcome["logged_score"], score_scale, errors)
+    return {
+        **outcome,
+        "score_scale": score_scale,
+        "completion_status": status.value,
+        "raw_score": raw,
+        "parsing_errors": errors,
+    }
