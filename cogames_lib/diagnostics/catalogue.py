@@ -1,0 +1,274 @@
+"""The diagnostic catalogue: 17 documented diagnostics + 6 new ones, as frozen records in document order.
+
+A diagnostic is data: its map, step limit, allowed agent counts, starting inventories, chorus rule, clipped
+extractors, extractor overrides, energy settings and chest stock. The few rules that depend on the agent
+count ("the first N resources start clipped", "the seed minus every clipped resource") are small named
+configure hooks. `skills` names the capabilities a diagnostic claims to test; the capability matrix checks
+each claim against the matching ablation of the scripted policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from cogames_lib.cvc import rules
+from cogames_lib.cvc.config import EnvConfig, ExtractorOverride
+
+HEART_RECIPE: Mapping[str, int] = MappingProxyType(dict(rules.HEART_INPUTS))
+CHORUS_ALL = "N"  # the heart needs every agent showing heart_a
+ANY_COUNT = (1, 2, 3, 4)
+
+Seeds = tuple[Mapping[str, int], ...]
+
+
+def _without(recipe: Mapping[str, int], *resources: str) -> dict[str, int]:
+    return {item: amount for item, amount in recipe.items() if item not in resources}
+
+
+def clip_first_n(num_agents: int) -> frozenset[str]:
+    """The first N of carbon, oxygen, germanium, silicon start clipped (N = number of agents)."""
+    return frozenset(rules.RESOURCES[:num_agents])
+
+
+def unclip_preseed_seeds(num_agents: int) -> Seeds:
+    """C2 O2 G2 S2 minus every clipped resource, plus one decoder, per agent."""
+    base = {resource: 2 for resource in rules.RESOURCES}
+    return ({**_without(base, *clip_first_n(num_agents)), "decoder": 1},)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One pass/fail diagnostic mission. `inventory_seeds` entries apply to agent i modulo their count."""
+
+    name: str
+    map_name: str
+    max_steps: int
+    allowed_agent_counts: tuple[int, ...]
+    description: str
+    skills: tuple[str, ...] = ()
+    inventory_seeds: Seeds = ({},)
+    chorus: int | str = CHORUS_ALL
+    clipped: frozenset[str] = frozenset()
+    extractor_overrides: Mapping[str, ExtractorOverride] = field(default_factory=dict)
+    energy_refill: bool = True
+    initial_energy: int = rules.ENERGY_CAPACITY
+    resource_chest_stock: Mapping[str, int] = field(default_factory=dict)
+    documented: bool = True
+    # Hooks for the rules that depend on the agent count (None: use the static field).
+    clipped_for: Callable[[int], frozenset[str]] | None = None
+    inventory_seeds_for: Callable[[int], Seeds] | None = None
+
+    @property
+    def map_file(self) -> str:
+        return f"diagnostic_{self.map_name}.map"
+
+    def env_config(self, num_agents: int) -> EnvConfig:
+        return EnvConfig(
+            inventory_seeds=self.inventory_seeds_for(num_agents)
+            if self.inventory_seeds_for
+            else self.inventory_seeds,
+            chorus_size=None if self.chorus == CHORUS_ALL else int(self.chorus),
+            clipped=self.clipped_for(num_agents) if self.clipped_for else self.clipped,
+            extractor_overrides=self.extractor_overrides,
+            energy_refill=self.energy_refill,
+            initial_energy=self.initial_energy,
+            resource_chest_stock=self.resource_chest_stock,
+        )
+
+
+def _chest(number: int, map_name: str, description: str) -> Diagnostic:
+    return Diagnostic(
+        f"diagnostic_chest_navigation{number}" if number else map_name,
+        map_name,
+        250,
+        (1,),
+        description,
+        skills=("navigation",),
+        inventory_seeds=({"heart": 1},),
+        chorus=1,
+    )
+
+
+def _extract_missing(resource: str) -> Diagnostic:
+    return Diagnostic(
+        f"diagnostic_extract_missing_{resource}",
+        "extract_lab",
+        130,
+        ANY_COUNT,
+        f"seeded with everything but {resource}: find its extractor, extract, assemble, deposit",
+        skills=("extraction",),
+        inventory_seeds=(_without(HEART_RECIPE, resource),),
+    )
+
+
+_CATALOGUE: tuple[Diagnostic, ...] = (
+    _chest(1, "chest_navigation1", "carry a heart through a maze of rooms to the chest"),
+    _chest(2, "chest_navigation2", "carry a heart around walls to the chest"),
+    _chest(3, "chest_navigation3", "carry a heart around obstacles to the chest"),
+    Diagnostic(
+        "diagnostic_chest_deposit_near",
+        "chest_near",
+        250,
+        (1,),
+        "deposit a heart in a chest in view",
+        skills=("deposit",),
+        inventory_seeds=({"heart": 1},),
+        chorus=1,
+    ),
+    Diagnostic(
+        "diagnostic_chest_deposit_search",
+        "chest_search",
+        250,
+        (1,),
+        "find a chest outside the first view and deposit a heart",
+        skills=("explore",),
+        inventory_seeds=({"heart": 1},),
+        chorus=1,
+    ),
+    Diagnostic(
+        "diagnostic_assemble_seeded_near",
+        "assembler_near",
+        50,
+        ANY_COUNT,
+        "seeded with the recipe: chorus at a nearby assembler, deposit",
+        skills=("chorus",),
+        inventory_seeds=(dict(HEART_RECIPE),),
+    ),
+    Diagnostic(
+        "diagnostic_assemble_seeded_search",
+        "assembler_search",
+        150,
+        ANY_COUNT,
+        "seeded with the recipe: find the assembler out of view, chorus, deposit",
+        skills=("explore", "chorus"),
+        inventory_seeds=(dict(HEART_RECIPE),),
+    ),
+    *(_extract_missing(resource) for resource in rules.RESOURCES),
+    Diagnostic(
+        "diagnostic_unclip_craft",
+        "unclip",
+        250,
+        ANY_COUNT,
+        "the first N extractors start clipped: craft a decoder (gear), unclip, extract, assemble",
+        skills=("unclip", "extraction", "chorus"),
+        inventory_seeds=({resource: 1 for resource in rules.RESOURCES},),
+        clipped_for=clip_first_n,
+    ),
+    Diagnostic(
+        "diagnostic_unclip_preseed",
+        "unclip",
+        250,
+        ANY_COUNT,
+        "the first N extractors start clipped, a decoder is given: unclip, extract, assemble",
+        skills=("unclip", "extraction", "chorus"),
+        clipped_for=clip_first_n,
+        inventory_seeds_for=unclip_preseed_seeds,
+    ),
+    Diagnostic(
+        "diagnostic_charge_up",
+        "charge_up",
+        250,
+        (1,),
+        "energy 60 and no regen: use chargers on the way to the chest",
+        skills=("recharge",),
+        inventory_seeds=({"heart": 1, "energy": 60},),
+        chorus=1,
+        energy_refill=False,
+    ),
+    Diagnostic(
+        "diagnostic_memory",
+        "memory",
+        110,
+        (1,),
+        "a long trip to a chest out of view: remember the way",
+        skills=("memory",),
+        inventory_seeds=({"heart": 1},),
+        chorus=1,
+    ),
+    Diagnostic(
+        "diagnostic_radial",
+        "radial",
+        250,
+        ANY_COUNT,
+        "extract all four resources from the ends of four arms, assemble, deposit",
+        skills=("extraction", "explore", "chorus"),
+    ),
+    Diagnostic(
+        "diagnostic_agile",
+        "agile",
+        250,
+        ANY_COUNT,
+        "every extractor gives exactly the recipe once: no second chances",
+        skills=("extraction", "chorus"),
+        extractor_overrides={
+            resource: ExtractorOverride(output=amount, max_uses=1)
+            for resource, amount in HEART_RECIPE.items()
+        },
+    ),
+    # New diagnostics (the document's "Gaps & Future Additions").
+    Diagnostic(
+        "diagnostic_extractor_contention",
+        "extractor_contention",
+        200,
+        (4,),
+        "four agents, empty hands, one dead-end approach per extractor: queue, extract, chorus",
+        skills=("extraction", "chorus"),
+        documented=False,
+    ),
+    Diagnostic(
+        "diagnostic_chorus_pair",
+        "chorus_pair",
+        100,
+        (2,),
+        "two agents spawn far apart holding halves of the recipe: meet and chorus",
+        skills=("chorus",),
+        documented=False,
+        inventory_seeds=({"carbon": 2, "oxygen": 2}, {"germanium": 1, "silicon": 3}),
+    ),
+    Diagnostic(
+        "diagnostic_chorus_quad",
+        "chorus_quad",
+        100,
+        (4,),
+        "four agents in the corners each hold a quarter of the recipe: meet and chorus",
+        skills=("chorus",),
+        documented=False,
+        inventory_seeds=({"carbon": 2}, {"oxygen": 2}, {"germanium": 1}, {"silicon": 3}),
+    ),
+    Diagnostic(
+        "diagnostic_vibe_swap",
+        "vibe_swap",
+        50,
+        (1,),
+        "resources only in resource chests: six vibe changes in order under a tight step limit",
+        skills=("vibes",),
+        chorus=1,
+        documented=False,
+        resource_chest_stock=dict(HEART_RECIPE),
+    ),
+    Diagnostic(
+        "diagnostic_chest_withdrawal",
+        "chest_withdrawal",
+        150,
+        ANY_COUNT,
+        "empty hands, the recipe pre-stocked in resource chests: withdraw, assemble, deposit",
+        skills=("vibes", "chorus"),
+        documented=False,
+        resource_chest_stock=dict(HEART_RECIPE),
+    ),
+    Diagnostic(
+        "diagnostic_multi_station",
+        "multi_station",
+        300,
+        (2, 3, 4),
+        "low energy and no regen, extractors far apart: recharge between extraction trips",
+        skills=("recharge", "extraction", "chorus"),
+        documented=False,
+        energy_refill=False,
+        initial_energy=30,
+    ),
+)
+
+DIAGNOSTICS: Mapping[str, Diagnostic] = MappingProxyType({d.name: d for d in _CATALOGUE})
