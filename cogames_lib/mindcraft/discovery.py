@@ -7,6 +7,7 @@ walking, a sub-directory is:
   when it holds files but none of them is an agent log;
 - a task folder when it holds agent logs, or is empty (an experiment creates one folder per task
   before anything runs, so an unrun task is an empty folder and must count in the denominator);
+  hidden files (`.gitkeep`, `.DS_Store`) are ignored, so a folder holding only those is empty;
 - walked further when it holds directories but no agent log (an experiment root with its
   `results.txt`, or `experiments/` holding several experiments).
 
@@ -47,6 +48,8 @@ def _classify_folder(path: str) -> tuple[str, list[str]]:
     try:
         with os.scandir(path) as entries:
             for entry in entries:
+                if entry.name.startswith("."):  # .gitkeep, .DS_Store: never evidence either way
+                    continue
                 if entry.is_dir(follow_symlinks=False):
                     subfolders.append(entry.path)
                 elif parse_agent_log_name(entry.name) is not None:

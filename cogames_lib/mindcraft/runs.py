@@ -70,6 +70,8 @@ def scan_task_folder(folder_path: str) -> tuple[list[str], list[str]]:
     try:
         with os.scandir(folder_path) as entries:
             for entry in entries:
+                if entry.name.startswith("."):
+                    continue
                 if parse_agent_log_name(entry.name) is not None and not entry.is_dir():
                     logs.append(entry.name)
                 else:

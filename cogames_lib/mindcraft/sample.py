@@ -172,6 +172,8 @@ class _TreeWriter:
         """`runs[r][a]` = (verdict, shape) of agent a in repetition r; no runs = an empty folder."""
         folder = os.path.join(experiment, task_id)
         os.makedirs(folder)
+        if not runs:  # git drops empty directories; the parser ignores hidden files
+            _write(os.path.join(folder, ".gitkeep"), b"")
         item = _item_of(self.definitions.get(task_id, {}))
         for run_index, agents in enumerate(runs):
             names = [f"{AGENT_NAMES[index]}_0" for index in range(len(agents))]

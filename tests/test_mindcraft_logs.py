@@ -1,0 +1,255 @@
+"""One agent log -> outcome: every status, every message variant, the old scripts' bugs, never raising."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cogames_lib.mindcraft import analyze_json_file, analyze_log_bytes, parse_agent_log_name
+from cogames_lib.outcomes import STATUS_ORDER, CompletionStatus
+
+S = CompletionStatus
+
+
+def log_bytes(*system_messages: str, extra_turns: list[dict] | None = None) -> bytes:
+    turns = [
+        {"role": "system", "content": "Respond with hello world and your name"},
+        {"role": "user", "content": "Jill_0: hi Andy, I have 3 wheat"},
+        {"role": "assistant", "content": '!craftRecipe("bread", 1)'},
+        *(extra_turns or []),
+        *({"role": "system", "content": message} for message in system_messages),
+    ]
+    document = {
+        "memory": "",
+        "turns": turns,
+        "self_prompting_state": 0,
+        "self_prompt": None,
+        "taskStart": 1742300000000,
+        "last_sender": "Jill_0",
+    }
+    return json.dumps(document).encode()
+
+
+def outcome(data: bytes, scale: float | None = None, name: str = "Andy_0_0.json") -> dict:
+    return analyze_log_bytes(name, data, scale)
+
+
+@pytest.mark.parametrize(
+    ("message", "scale", "status", "raw"),
+    [
+        ("Task ended with score : 1", 1, S.SUCCESS, 1.0),
+        ("Task ended with score : 0", 1, S.FAILED_SCORE_ZERO, 0.0),
+        ("Task ended with score : 100", 100, S.SUCCESS, 1.0),
+        ("Task ended with score : 57.14285714285714", 100, S.FAILED_PARTIAL_SCORE, 0.5714285714285714),
+        ("Task ended with score : 0", 100, S.FAILED_SCORE_ZERO, 0.0),
+        ("Task ended in score: 1", 1, S.SUCCESS, 1.0),  # the typo variant
+        ("Task ended with score:1", 1, S.SUCCESS, 1.0),  # tolerant spacing
+        ("Task successful ended with code : 2", 1, S.SUCCESS, 1.0),
+        ("Task successful ended with code : undefined", 1, S.SUCCESS, 1.0),
+        ("Task timeout reached ended with code : 4", 1, S.TIMED_OUT, None),
+        ("Task timeout reached ended with code : undefined", 1, S.TIMED_OUT, None),
+        ("No other agents found ended with code : 3", 1, S.NO_SCORE_LOGGED, None),
+    ],
+)
+def test_each_message_variant_gives_its_status(
+    message: str, scale: float, status: S, raw: float | None
+) -> None:
+    result = outcome(log_bytes(message), scale)
+    assert result["completion_status"] == status
+    assert result["raw_score"] == raw
+    assert result["final_system_message"] == message
+    assert result["agent_log_processed"] is True
+    assert result["parsing_errors"] == []
+
+
+def test_no_score_line_is_no_score_logged() -> None:
+    result = outcome(log_bytes("Code output:\nYou have reached Jill_0."))
+    assert result["completion_status"] == S.NO_SCORE_LOGGED
+    assert result["raw_score"] is None and result["final_system_message"] is None
+    assert result["turn_count"] == 4 and result["agent_name"] == "Andy_0" and result["run_index"] == 0
+
+
+def test_nan_score_is_no_score_with_a_note() -> None:
+    result = outcome(log_bytes("Task ended with score : NaN"))
+    assert result["completion_status"] == S.NO_SCORE_LOGGED
+    assert result["raw_score"] is None and math.isnan(result["logged_score"])
+    assert "no usable number" in result["parsing_errors"][0]
+
+
+def test_legacy_timeout_overrides_a_later_success() -> None:
+    data = log_bytes("Task timeout reached ended with code : 4", "Task ended with score : 1")
+    assert outcome(data)["completion_status"] == S.TIMED_OUT
+
+
+def test_stale_duplicate_score_takes_the_last_line() -> None:
+    result = outcome(log_bytes("Task ended with score : 0", "Task ended with score : 1"))
+    assert result["completion_status"] == S.SUCCESS
+    assert result["score_lines_found"] == 2
+    assert any("last one counts" in note for note in result["parsing_errors"])
+
+
+def test_score_quoted_in_a_user_turn_is_not_a_verdict() -> None:
+    quote = [{"role": "user", "content": "Jill_0: my log said Task ended with score : 1"}]
+    assert outcome(log_bytes(extra_turns=quote))["completion_status"] == S.NO_SCORE_LOGGED
+
+
+def test_out_of_range_score_is_clipped_with_a_note() -> None:
+    result = outcome(log_bytes("Task ended with score : 7"), scale=1)
+    assert result["completion_status"] == S.SUCCESS and result["raw_score"] == 1.0
+    assert "clipped" in result["parsing_errors"][0]
+
+
+def test_unknown_scale_is_inferred_from_a_percentage() -> None:
+    assert outcome(log_bytes("Task ended with score : 100"))["score_scale"] == 100
+    assert outcome(log_bytes("Task ended with score : 1"))["score_scale"] == 1
+
+
+def test_bare_list_of_turns_is_accepted() -> None:
+    turns = [{"role": "user", "content": "hi"}, {"role": "system", "content": "Task ended with score : 1"}]
+    result = outcome(json.dumps(turns).encode())
+    assert result["completion_status"] == S.SUCCESS and result["turn_count"] == 2
+
+
+def test_malformed_turns_are_skipped_and_reported() -> None:
+    data = json.dumps(
+        [
+            1,
+            None,
+            {"role": "system", "content": 5},
+            {"role": "system", "content": "Task ended with score : 0"},
+        ]
+    )
+    result = outcome(data.encode())
+    assert result["completion_status"] == S.FAILED_SCORE_ZERO
+    assert "3 malformed turn(s)" in result["parsing_errors"][0]
+
+
+def test_escaped_verdict_is_still_found() -> None:
+    data = b'{"turns": [{"role": "system", "content": "Task ended with score : \\u0031"}]}'
+    assert outcome(data)["completion_status"] == S.SUCCESS
+
+
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"", "empty file"),
+        (b"   ", "not JSON"),
+        (log_bytes("Task ended with score : 1")[:-40], "not JSON"),  # truncated mid-write
+        (b'{"turns": "nope"}', "wrong shape"),
+        (b'{"memory": "x"}', "wrong shape"),
+        (b'"just a string"', "wrong shape"),
+        (b"42", "wrong shape"),
+        ('{"memory": "Travaillé"}'.encode("latin-1"), "not UTF-8"),
+        ("Task ended with score : 1".encode("utf-16"), "not UTF-8"),
+    ],
+)
+def test_broken_files_are_log_file_errors_with_a_reason(data: bytes, reason: str) -> None:
+    result = outcome(data)
+    assert result["completion_status"] == S.LOG_FILE_ERROR
+    assert result["agent_log_processed"] is False
+    assert result["parsing_errors"][0].startswith(reason)
+
+
+def test_unreadable_path_is_a_log_file_error(tmp_path) -> None:
+    assert analyze_json_file(tmp_path / "Andy_0_0.json")["completion_status"] == S.LOG_FILE_ERROR
+    assert analyze_json_file(tmp_path)["parsing_errors"][0].startswith("unreadable")
+
+
+def test_file_and_bytes_give_the_same_outcome(tmp_path) -> None:
+    data = log_bytes("Task ended with score : 57.14285714285714")
+    path = tmp_path / "Bob_3_12.json"
+    path.write_bytes(data)
+    from_file = analyze_json_file(path, score_scale=100)
+    assert from_file == analyze_log_bytes("Bob_3_12.json", data, 100)
+    assert (from_file["agent_name"], from_file["run_index"]) == ("Bob_3", 12)
+
+
+def test_agent_log_names() -> None:
+    assert parse_agent_log_name("Andy_0_1.json") == ("Andy_0", 1)
+    for name in ("Andy_0.json", "andy_x_1.json", "Andy_0_1.json.bak", "memory.json", "Andy 0_1.json"):
+        assert parse_agent_log_name(name) is None
+
+
+# --- regression tests: the old scripts' bugs -------------------------------------------------------
+
+
+@pytest.mark.parametrize("logged", ["100", "14.285714285714286", "10", "1.5"])
+def test_regression_substring_match_does_not_read_a_number_starting_with_1_as_1(logged: str) -> None:
+    # Old scripts: `"Task ended with score : 1" in content` -> 100, 14.28 and 10 all counted as 1.
+    result = outcome(log_bytes(f"Task ended with score : {logged}"), scale=100)
+    assert result["logged_score"] == float(logged)
+    expected = S.SUCCESS if logged == "100" else S.FAILED_PARTIAL_SCORE
+    assert result["completion_status"] == expected
+
+
+def test_regression_perfect_construction_is_success_not_partial() -> None:
+    # The unmerged upstream attempt scored a perfect construction (100) as partial.
+    assert outcome(log_bytes("Task ended with score : 100"), scale=100)["completion_status"] == S.SUCCESS
+
+
+def test_regression_non_utf8_log_does_not_crash(tmp_path) -> None:
+    path = tmp_path / "Jill_0_0.json"
+    path.write_bytes(b'{"turns": [], "memory": "caf\xe9"}')
+    result = analyze_json_file(path)
+    assert result["completion_status"] == S.LOG_FILE_ERROR and "0xe9" in result["parsing_errors"][0]
+
+
+# --- property tests: nothing ever raises, every result has a valid status ---------------------------
+
+VALID = set(STATUS_ORDER) - {S.RUN_ERROR}
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+verdict_text = st.sampled_from(
+    [
+        "Task ended with score : 1",
+        "Task ended with score : NaN",
+        "Task ended in score: 0.5",
+        "Task ended with score : -3",
+        "Task ended with score : 1e999",
+        "Task timeout reached ended with code : 4",
+        "No other agents found ended with code : undefined",
+    ]
+)
+turn = (
+    st.fixed_dictionaries(
+        {
+            "role": st.sampled_from(["system", "user", "assistant", "other"]),
+            "content": st.text() | verdict_text,
+        }
+    )
+    | json_values
+)
+
+
+def _check(result: dict) -> None:
+    assert result["completion_status"] in VALID
+    assert result["raw_score"] is None or 0.0 <= result["raw_score"] <= 1.0
+    assert (result["completion_status"] == S.LOG_FILE_ERROR) == (not result["agent_log_processed"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=400))
+def test_property_arbitrary_bytes_never_raise(data: bytes) -> None:
+    _check(outcome(data))
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_property_arbitrary_json_never_raises(document) -> None:
+    _check(outcome(json.dumps(document).encode()))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(turn, max_size=12), st.sampled_from([None, 1.0, 100.0]), st.booleans())
+def test_property_arbitrary_turns_never_raise(turns, scale, wrapped) -> None:
+    document = {"turns": turns} if wrapped else turns
+    _check(outcome(json.dumps(document).encode(), scale))
