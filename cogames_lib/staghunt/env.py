@@ -1,0 +1,192 @@
+"""PettingZoo `ParallelEnv` adapter over the stag-hunt engine, plus the seeded episode set-up.
+
+The adapter only builds per-agent dicts; every rule lives in `engine.py` and `rules.py`. Training uses
+`EpisodeRunner` (arrays, no dicts) for speed; both share `start_episode`, so they play the same game.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from cogames_lib.errors import ParameterError
+from cogames_lib.staghunt.engine import StagHuntEngine, TurnResult, observation_size
+from cogames_lib.staghunt.maps import GridMap, load_map, random_map, resolve_random_resources
+from cogames_lib.staghunt.rules import (
+    NO_RESOURCE,
+    NUM_ACTIONS,
+    NUM_ORIENTATIONS,
+    PRESET_POPULATIONS,
+    AgentSpec,
+)
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """World parameters.
+
+    size, resource_density, stag_probability: the random training map drawn per episode (a wall border
+        around `size` x `size`; each interior cell is a resource with `resource_density`, a stag with
+        `stag_probability`, else a hare).
+    map_path: a fixed ASCII map instead of random maps (its `a` cells still draw stag/hare per episode;
+        agents spawn on its `A`/`P` cells if it has enough, else on random free cells).
+    max_turns: turns per episode; attack_range: beam length; view_radius: crop radius (4 -> 9x9).
+    """
+
+    size: int = 13
+    resource_density: float = 0.1
+    stag_probability: float = 0.3
+    max_turns: int = 50
+    attack_range: int = 2
+    view_radius: int = 4
+    map_path: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_turns < 1:
+            raise ParameterError(f"max_turns must be >= 1, got {self.max_turns}")
+
+
+def start_episode(
+    engine: StagHuntEngine, config: EnvConfig, rng: np.random.Generator, fixed_map: GridMap | None = None
+) -> None:
+    """Draw a map (or resolve the fixed one), spawns and orientations from `rng`, and reset `engine`."""
+    grid = (
+        fixed_map
+        if fixed_map is not None
+        else random_map(rng, config.size, config.resource_density, config.stag_probability)
+    )
+    resources = resolve_random_resources(grid, rng, config.stag_probability)
+    n = engine.num_agents
+    if len(grid.spawns) >= n:
+        chosen = rng.choice(len(grid.spawns), size=n, replace=False)
+        positions = [grid.spawns[i] for i in chosen]
+    else:
+        free = np.argwhere(~grid.walls & (resources == NO_RESOURCE))
+        if len(free) < n:
+            raise ParameterError(f"{grid.name}: only {len(free)} free cells for {n} agents")
+        chosen = rng.choice(len(free), size=n, replace=False)
+        positions = [tuple(int(v) for v in free[i]) for i in chosen]
+    orientations = rng.integers(0, NUM_ORIENTATIONS, size=n)
+    engine.reset(grid, resources, positions, [int(o) for o in orientations])
+
+
+class EpisodeRunner:
+    """Array interface used by training: `reset(rng) -> obs`, `step(actions) -> (obs, result, done)`."""
+
+    def __init__(self, population: Sequence[AgentSpec], config: EnvConfig) -> None:
+        self.config = config
+        self.engine = StagHuntEngine(population, config.attack_range, config.view_radius)
+        self.fixed_map = load_map(config.map_path) if config.map_path else None
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, rng: np.random.Generator) -> np.ndarray:
+        self.rng = rng
+        start_episode(self.engine, self.config, rng, self.fixed_map)
+        return self.engine.observe_all()
+
+    def step(self, actions: Sequence[int | None]) -> tuple[np.ndarray, TurnResult, bool]:
+        order = self.rng.permutation(self.engine.num_agents)
+        result = self.engine.step(actions, order)
+        return self.engine.observe_all(), result, self.engine.turn >= self.config.max_turns
+
+
+class StagHuntEnv(ParallelEnv):
+    """PettingZoo parallel stag hunt. Agents are `agent_0..agent_{n-1}`; observations are flat float32
+    vectors (see `rules.OBSERVATION_CHANNELS` and `rules.VECTOR_FEATURES`); episodes end by truncation
+    after `max_turns`. `infos[agent]` holds `kind`, `can_hunt` and the last `attack_target`."""
+
+    metadata: ClassVar[dict] = {
+        "name": "cogames_staghunt_v0",
+        "render_modes": ["ansi"],
+        "is_parallelizable": True,
+    }
+
+    def __init__(
+        self,
+        config: EnvConfig | None = None,
+        population: Sequence[AgentSpec] | str = "all_can_hunt",
+        render_mode: str | None = None,
+    ) -> None:
+        if isinstance(population, str):
+            if population not in PRESET_POPULATIONS:
+                raise ParameterError(
+                    f"unknown population preset {population!r}; known: {list(PRESET_POPULATIONS)}"
+                )
+            population = PRESET_POPULATIONS[population]
+        self.config = config or EnvConfig()
+        self.population = tuple(population)
+        self.render_mode = render_mode
+        self.possible_agents = [f"agent_{i}" for i in range(len(self.population))]
+        self.agents: list[str] = []
+        self._runner = EpisodeRunner(self.population, self.config)
+        self._rng = np.random.default_rng()
+        self._observation_size = observation_size(self.config.view_radius)
+
+    @functools.cache  # noqa: B019 - PettingZoo expects the same space object each call
+    def observation_space(self, agent: str) -> spaces.Box:
+        return spaces.Box(0.0, 1.0, shape=(self._observation_size,), dtype=np.float32)
+
+    @functools.cache  # noqa: B019
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return spaces.Discrete(NUM_ACTIONS)
+
+    def _infos(self, targets: list[str | None] | None = None) -> dict[str, dict]:
+        return {
+            name: {
+                "kind": self.population[i].kind,
+                "can_hunt": self.population[i].can_hunt,
+                "attack_target": None if targets is None else targets[i],
+            }
+            for i, name in enumerate(self.possible_agents)
+            if name in self.agents
+        }
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self.agents = list(self.possible_agents)
+        observations = self._runner.reset(self._rng)
+        return {name: observations[i] for i, name in enumerate(self.agents)}, self._infos()
+
+    def step(self, actions: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
+        if not self.agents:
+            raise ParameterError("step() called on a finished episode; call reset() first")
+        indexed = [None if name not in actions else int(actions[name]) for name in self.possible_agents]
+        observations, result, done = self._runner.step(indexed)
+        live = list(self.agents)
+        rewards = {
+            name: float(result.rewards[i]) for i, name in enumerate(self.possible_agents) if name in live
+        }
+        terminations = dict.fromkeys(live, False)
+        truncations = dict.fromkeys(live, done)
+        infos = self._infos(result.attack_targets)
+        obs = {name: observations[i] for i, name in enumerate(self.possible_agents) if name in live}
+        if done:
+            self.agents = []
+        return obs, rewards, terminations, truncations, infos
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return render_ascii(self._runner.engine)
+
+    def close(self) -> None:
+        pass
+
+
+def render_ascii(engine: StagHuntEngine) -> str:
+    """Text picture of the world: W wall, 1 stag, 2 hare, ^>v< agents by orientation."""
+    arrows = "^>v<"
+    chars = np.where(engine.walls, "W", " ").astype("<U1")
+    chars[engine.resources == 1] = "1"
+    chars[engine.resources == 2] = "2"
+    for index in np.flatnonzero(engine.active):
+        row, col = engine.positions[index]
+        chars[row, col] = arrows[engine.orientations[index]]
+    return "\n".join("".join(row) for row in chars)

@@ -1,0 +1,329 @@
+"""Double DQN in torch (CPU) for a population of independent learners, readable top to bottom.
+
+Every agent has its own MLP, target MLP, replay buffer and RNG, and learns only from its own
+transitions. For speed the population's networks are stored stacked (`BatchedMLP`, weights of shape
+(agents, in, out)): acting is one forward for all agents, and one gradient update updates every agent
+at once (the loss is the sum of the per-agent losses, so each agent's gradient is its own; Adam is
+element-wise, so stacked Adam equals one Adam per agent). `population.members[i]` (a `DQNAgent`) is the
+single-agent view with `q_values(obs)`, `act(obs, epsilon)` and `frozen_copy()` that probes use.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from cogames_lib.errors import ParameterError
+from cogames_lib.staghunt.rules import NUM_ACTIONS
+
+
+@dataclass(frozen=True)
+class DQNConfig:
+    """Learner hyper-parameters.
+
+    hidden_sizes: widths of the MLP's hidden layers (ReLU).
+    learning_rate: Adam step size. gamma: discount. huber_delta: Huber loss threshold.
+    buffer_size: replay capacity per agent, in transitions (observations stored as uint8: they are binary).
+    batch_size: transitions per agent per gradient update. learning_starts: transitions before updates.
+    train_every: one gradient update every `train_every` turns (each agent collects one transition per
+        turn). The main speed knob: 1 is textbook DQN; larger is faster and less sample-efficient.
+    target_update_every: gradient updates between hard copies of the online nets into the target nets.
+    """
+
+    hidden_sizes: tuple[int, ...] = (64, 64)
+    learning_rate: float = 1e-3
+    gamma: float = 0.95
+    huber_delta: float = 1.0
+    buffer_size: int = 10_000
+    batch_size: int = 64
+    learning_starts: int = 500
+    train_every: int = 8
+    target_update_every: int = 100
+
+    def __post_init__(self) -> None:
+        for name in ("buffer_size", "batch_size", "train_every", "target_update_every"):
+            if getattr(self, name) < 1:
+                raise ParameterError(f"DQNConfig.{name} must be >= 1, got {getattr(self, name)}")
+        if not 0 <= self.gamma <= 1:
+            raise ParameterError(f"DQNConfig.gamma must be in [0, 1], got {self.gamma}")
+
+
+class QNetwork(nn.Module):
+    """One agent's MLP from a flat observation to one Q-value per action (what frozen copies hold)."""
+
+    def __init__(self, observation_size: int, hidden_sizes: Sequence[int] = (64, 64)) -> None:
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = observation_size
+        for hidden in hidden_sizes:
+            layers += [nn.Linear(width, hidden), nn.ReLU()]
+            width = hidden
+        layers.append(nn.Linear(width, NUM_ACTIONS))
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.layers(observations)
+
+
+class BatchedMLP(nn.Module):
+    """`members` independent MLPs evaluated together: input (members, batch, in) -> (members, batch, 5)."""
+
+    def __init__(
+        self, members: int, observation_size: int, hidden_sizes: Sequence[int], seeds: Sequence[int]
+    ) -> None:
+        super().__init__()
+        widths = [observation_size, *hidden_sizes, NUM_ACTIONS]
+        self.weights = nn.ParameterList()
+        self.biases = nn.ParameterList()
+        for fan_in, fan_out in itertools.pairwise(widths):
+            self.weights.append(nn.Parameter(torch.empty(members, fan_in, fan_out)))
+            self.biases.append(nn.Parameter(torch.empty(members, 1, fan_out)))
+        with torch.no_grad():
+            for member, seed in enumerate(seeds):
+                generator = torch.Generator().manual_seed(int(seed))
+                for weight, bias in zip(self.weights, self.biases, strict=True):
+                    bound = 1.0 / math.sqrt(weight.shape[1])  # nn.Linear's default initialisation
+                    weight[member].uniform_(-bound, bound, generator=generator)
+                    bias[member].uniform_(-bound, bound, generator=generator)
+        # Plain tuple of the same Parameter objects: indexing a ParameterList costs ~15 us per access.
+        self.layer_pairs = tuple(zip(self.weights, self.biases, strict=True))
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        hidden = observations
+        last = len(self.layer_pairs) - 1
+        for index, (weight, bias) in enumerate(self.layer_pairs):
+            hidden = torch.baddbmm(bias, hidden, weight)
+            if index < last:
+                hidden = torch.relu(hidden)
+        return hidden
+
+    def member_state_dict(self, member: int) -> dict[str, torch.Tensor]:
+        """Member `member` as a `QNetwork` state dict (nn.Linear stores weights as (out, in))."""
+        state = {}
+        for index, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True)):
+            state[f"layers.{2 * index}.weight"] = weight[member].detach().T.clone()
+            state[f"layers.{2 * index}.bias"] = bias[member, 0].detach().clone()
+        return state
+
+    def load_member_state_dict(self, member: int, state: dict[str, torch.Tensor]) -> None:
+        with torch.no_grad():
+            for index, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True)):
+                weight[member].copy_(state[f"layers.{2 * index}.weight"].T)
+                bias[member, 0].copy_(state[f"layers.{2 * index}.bias"])
+
+
+def double_dqn_targets(
+    rewards: torch.Tensor,
+    dones: torch.Tensor,
+    online_next_q: torch.Tensor,
+    target_next_q: torch.Tensor,
+    gamma: float,
+) -> torch.Tensor:
+    """r + gamma * (1 - done) * Q_target(s', argmax_a Q_online(s', a)) (van Hasselt et al. 2016)."""
+    best = online_next_q.argmax(dim=-1, keepdim=True)
+    return rewards + gamma * (1.0 - dones) * target_next_q.gather(-1, best).squeeze(-1)
+
+
+class ReplayBuffer:
+    """Ring buffer of (obs, action, reward, next_obs, done) in numpy arrays."""
+
+    def __init__(self, capacity: int, observation_size: int) -> None:
+        self.observations = np.zeros((capacity, observation_size), dtype=np.uint8)
+        self.next_observations = np.zeros((capacity, observation_size), dtype=np.uint8)
+        self.actions = np.zeros(capacity, dtype=np.int64)
+        self.rewards = np.zeros(capacity, dtype=np.float32)
+        self.dones = np.zeros(capacity, dtype=np.float32)
+        self.capacity, self.size, self.cursor = capacity, 0, 0
+
+    def add(self, obs: np.ndarray, action: int, reward: float, next_obs: np.ndarray, done: bool) -> None:
+        i = self.cursor
+        self.observations[i], self.next_observations[i] = obs, next_obs
+        self.actions[i], self.rewards[i], self.dones[i] = action, reward, float(done)
+        self.cursor = (i + 1) % self.capacity
+        self.size = min(self.size + 1, self.capacity)
+
+    def sample_indices(self, rng: np.random.Generator, batch_size: int) -> np.ndarray:
+        return rng.integers(0, self.size, size=batch_size)
+
+
+class DQNPopulation:
+    """The learners of one training run (one member per agent), updated in lockstep."""
+
+    def __init__(
+        self, num_agents: int, observation_size: int, config: DQNConfig, seeds: Sequence[int]
+    ) -> None:
+        if len(seeds) != num_agents:
+            raise ParameterError(f"need one seed per agent, got {len(seeds)} for {num_agents}")
+        self.config = config
+        self.observation_size = observation_size
+        self.network = BatchedMLP(num_agents, observation_size, config.hidden_sizes, seeds)
+        self.target_network = BatchedMLP(num_agents, observation_size, config.hidden_sizes, seeds)
+        self.target_network.load_state_dict(self.network.state_dict())
+        # fused Adam: one kernel per step instead of several per tensor (updates dominate training time)
+        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, fused=True)
+        self.buffers = [ReplayBuffer(config.buffer_size, observation_size) for _ in range(num_agents)]
+        self.rngs = [np.random.default_rng(int(seed)) for seed in seeds]
+        self.members = [DQNAgent(self, index) for index in range(num_agents)]
+        self.turns_seen = 0
+        self.updates_done = 0
+        self.last_loss = float("nan")
+
+    @property
+    def num_agents(self) -> int:
+        return len(self.members)
+
+    def q_values_all(self, observations: np.ndarray) -> np.ndarray:
+        """(agents, obs) -> (agents, 5): each agent's Q-values for its own observation, one forward."""
+        with torch.no_grad():
+            batch = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32)).unsqueeze(1)
+            return self.network(batch)[:, 0].numpy()
+
+    def act_all(self, observations: np.ndarray, epsilon: float) -> list[int]:
+        """Epsilon-greedy action of every agent (its own RNG decides exploration)."""
+        explore = [rng.random() < epsilon for rng in self.rngs]
+        greedy = self.q_values_all(observations).argmax(axis=1) if not all(explore) else None
+        return [
+            int(rng.integers(NUM_ACTIONS)) if explore[i] else int(greedy[i])  # type: ignore[index]
+            for i, rng in enumerate(self.rngs)
+        ]
+
+    def observe_all(
+        self,
+        observations: np.ndarray,
+        actions: Sequence[int],
+        rewards: np.ndarray,
+        next_observations: np.ndarray,
+        done: bool,
+    ) -> None:
+        """Store one transition per agent; every `train_every` turns run one gradient update."""
+        for index, buffer in enumerate(self.buffers):
+            buffer.add(
+                observations[index], actions[index], float(rewards[index]), next_observations[index], done
+            )
+        self.turns_seen += 1
+        ready = self.turns_seen >= max(self.config.learning_starts, self.config.batch_size)
+        if ready and self.turns_seen % self.config.train_every == 0:
+            self.update()
+
+    def update(self) -> float:
+        """One double-DQN step for every agent on a batch from its own buffer."""
+        picks = [
+            buffer.sample_indices(rng, self.config.batch_size)
+            for buffer, rng in zip(self.buffers, self.rngs, strict=True)
+        ]
+        stack = lambda name, dtype: torch.from_numpy(  # noqa: E731 - a local shorthand
+            np.stack([getattr(b, name)[i] for b, i in zip(self.buffers, picks, strict=True)]).astype(dtype)
+        )
+        obs, next_obs = stack("observations", np.float32), stack("next_observations", np.float32)
+        actions, rewards, dones = (
+            stack("actions", np.int64),
+            stack("rewards", np.float32),
+            stack("dones", np.float32),
+        )
+        both = self.network(torch.cat([obs, next_obs], dim=1))  # one online forward over s and s'
+        batch = obs.shape[1]
+        predicted = both[:, :batch].gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+        with torch.no_grad():
+            targets = double_dqn_targets(
+                rewards, dones, both[:, batch:], self.target_network(next_obs), self.config.gamma
+            )
+        per_element = nn.functional.huber_loss(
+            predicted, targets, reduction="none", delta=self.config.huber_delta
+        )
+        loss = per_element.mean(dim=1).sum()  # sum over agents of each agent's mean loss
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        self.updates_done += 1
+        if self.updates_done % self.config.target_update_every == 0:
+            self.target_network.load_state_dict(self.network.state_dict())
+        self.last_loss = float(loss.detach()) / self.num_agents
+        return self.last_loss
+
+    def state_dict(self) -> dict:
+        """Everything needed to resume, loadable with `torch.load(weights_only=True)`. `agents[i]` holds
+        QNetwork state dicts (`network`, `target_network`) so one agent can be loaded on its own."""
+        return {
+            "agents": [
+                {
+                    "network": self.network.member_state_dict(i),
+                    "target_network": self.target_network.member_state_dict(i),
+                }
+                for i in range(self.num_agents)
+            ],
+            "optimizer": self.optimizer.state_dict(),
+            "turns_seen": self.turns_seen,
+            "updates_done": self.updates_done,
+        }
+
+    def load_state_dict(self, state: dict) -> None:
+        for index, agent_state in enumerate(state["agents"]):
+            self.network.load_member_state_dict(index, agent_state["network"])
+            self.target_network.load_member_state_dict(index, agent_state["target_network"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.turns_seen, self.updates_done = int(state["turns_seen"]), int(state["updates_done"])
+
+
+class DQNAgent:
+    """One agent of a `DQNPopulation`: the probe protocol over that agent's live network."""
+
+    def __init__(self, population: DQNPopulation, index: int) -> None:
+        self.population = population
+        self.index = index
+
+    def q_values(self, obs: np.ndarray) -> np.ndarray:
+        """Q-values (shape 5) of one observation."""
+        with torch.no_grad():
+            batch = torch.as_tensor(obs, dtype=torch.float32).reshape(1, 1, -1)
+            pairs = self.population.network.layer_pairs
+            hidden = batch
+            for layer, (weight, bias) in enumerate(pairs):
+                hidden = torch.baddbmm(
+                    bias[self.index : self.index + 1], hidden, weight[self.index : self.index + 1]
+                )
+                if layer < len(pairs) - 1:
+                    hidden = torch.relu(hidden)
+            return hidden[0, 0].numpy()
+
+    def act(self, obs: np.ndarray, epsilon: float = 0.0) -> int:
+        """Epsilon-greedy (this agent's RNG); ties go to the lowest action index."""
+        rng = self.population.rngs[self.index]
+        if epsilon > 0 and rng.random() < epsilon:
+            return int(rng.integers(NUM_ACTIONS))
+        return int(np.argmax(self.q_values(obs)))
+
+    def network_state_dict(self) -> dict[str, torch.Tensor]:
+        return self.population.network.member_state_dict(self.index)
+
+    def frozen_copy(self) -> FrozenQAgent:
+        """A `QNetwork` copy of this agent's parameters in eval mode (no buffer, optimizer or RNG)."""
+        return FrozenQAgent.from_state_dict(self.network_state_dict(), self.population.observation_size,
+                                            self.population.config.hidden_sizes)  # fmt: skip
+
+
+class FrozenQAgent:
+    """A `QNetwork` in the probe protocol: greedy `act` (epsilon is ignored), never learns."""
+
+    def __init__(self, network: nn.Module) -> None:
+        self.network = network.eval()
+
+    @classmethod
+    def from_state_dict(
+        cls, state: dict, observation_size: int, hidden_sizes: Sequence[int] = (64, 64)
+    ) -> FrozenQAgent:
+        network = QNetwork(observation_size, hidden_sizes)
+        network.load_state_dict(state)
+        return cls(network)
+
+    def q_values(self, obs: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return self.network(torch.as_tensor(obs, dtype=torch.float32)).numpy()
+
+    def act(self, obs: np.ndarray, epsilon: float = 0.0) -> int:
+        return int(np.argmax(self.q_values(obs)))

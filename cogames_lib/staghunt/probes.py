@@ -1,0 +1,294 @@
+"""Probe tests on frozen agents: one-step intention from Q-values, multi-step behaviour from the first attack.
+
+Probe protocol (what an agent object must offer; bring your own):
+- `q_values(obs) -> array of 5` for ONE flat observation (see `engine.observation_size`), required;
+- `act(obs, epsilon) -> int`, optional: the multi-step probe calls it with epsilon 0; without it the
+  probe takes `argmax(q_values(obs))` (ties to the lowest action index);
+- `frozen_copy()`, optional: returns the object the probe tests; without it the probe uses
+  `copy.deepcopy(agent)`. Probes never call anything else, never touch a training RNG, and never step a
+  training environment, so training with and without probes gives identical parameters.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from cogames_lib.errors import DataFileError, MapError, ParameterError
+from cogames_lib.staghunt.engine import StagHuntEngine
+from cogames_lib.staghunt.maps import (
+    INTENTION_MAP_NAMES,
+    MAPS_DIR,
+    MULTI_STEP_MAP_NAME,
+    ORIENTATION_FILE_NAME,
+    GridMap,
+    load_map,
+    shipped_map_path,
+)
+from cogames_lib.staghunt.orientation import SpawnOrientation, load_orientation_reference
+from cogames_lib.staghunt.rules import AGENT_KINDS, PARTNER_KINDS, Action, AgentSpec, move_direction
+
+INTENTION_COLUMNS: tuple[str, ...] = (
+    "epoch", "agent_id", "map_name", "partner_kind", "version",
+    "q_val_forward", "q_val_backward", "q_val_step_left", "q_val_step_right", "q_val_attack",
+    "weight_facing_stag", "weight_facing_hare",
+)  # fmt: skip
+MULTISTEP_COLUMNS: tuple[str, ...] = (
+    "epoch", "agent_id", "partner_kind", "first_attack_target", "result", "turn_of_first_attack",
+)  # fmt: skip
+# Extra columns written after the spec's columns, in this order (when known).
+EXTRA_COLUMNS: tuple[str, ...] = ("agent_kind", "partner_relation", "condition", "seed", "run_id")
+RESULT_BY_TARGET: dict[str, float] = {"stag": 1.0, "hare": 0.0, "none": 0.5}
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    """Where the probe maps live and how the multi-step test is staged.
+
+    The multi-step map's two spawns sorted by (row, col): the upper one is the fake partner (facing
+    South toward the stag), the lower one the focal (facing West). `max_test_steps` is 15 by default.
+    """
+
+    maps_dir: str = str(MAPS_DIR)
+    intention_maps: tuple[str, ...] = INTENTION_MAP_NAMES
+    multi_step_map: str = MULTI_STEP_MAP_NAME
+    orientation_file: str = ORIENTATION_FILE_NAME
+    max_test_steps: int = 15
+    focal_orientation: int = 3
+    partner_orientation: int = 2
+    partner_kinds: tuple[str, ...] = PARTNER_KINDS
+    attack_range: int = 2
+    view_radius: int = 4
+
+    def __post_init__(self) -> None:
+        if self.max_test_steps < 1:
+            raise ParameterError(f"max_test_steps must be >= 1, got {self.max_test_steps}")
+        unknown = set(self.partner_kinds) - set(PARTNER_KINDS)
+        if unknown:
+            raise ParameterError(f"unknown partner kinds {sorted(unknown)}; known: {list(PARTNER_KINDS)}")
+
+
+@dataclass(frozen=True)
+class IntentionCase:
+    """One (map, version) situation: focal and partner cells, orientations, the two step actions."""
+
+    map_name: str
+    version: str
+    grid: GridMap
+    focal: SpawnOrientation
+    partner: SpawnOrientation
+    stag_action: Action
+    hare_action: Action
+
+
+@dataclass
+class ProbeSuite:
+    """Probe maps and orientations loaded and checked once (reused by every probe round)."""
+
+    settings: ProbeSettings
+    intention_cases: list[IntentionCase] = field(default_factory=list)
+    multi_step_grid: GridMap | None = None
+
+
+def stag_and_hare_actions(spawn: SpawnOrientation, source: str) -> tuple[Action, Action]:
+    """By geometry: the step action that leaves the agent facing the stag, and the other one."""
+    for action, other in ((Action.STEP_LEFT, Action.STEP_RIGHT), (Action.STEP_RIGHT, Action.STEP_LEFT)):
+        if move_direction(spawn.initial, action) == spawn.facing_stag:
+            return action, other
+    raise DataFileError(
+        f"{source}: row {spawn.row} col {spawn.col}: neither STEP_LEFT nor STEP_RIGHT from orientation "
+        f"{spawn.initial} faces the stag orientation {spawn.facing_stag}"
+    )
+
+
+def load_probe_suite(settings: ProbeSettings | None = None) -> ProbeSuite:
+    """Read the probe maps and the orientation reference (files are only read)."""
+    settings = settings or ProbeSettings()
+    maps_dir = Path(settings.maps_dir)
+    orientation_path = maps_dir / settings.orientation_file
+    orientations = load_orientation_reference(orientation_path)
+    suite = ProbeSuite(settings)
+    for map_name in settings.intention_maps:
+        grid = load_map(shipped_map_path(map_name, maps_dir))
+        if len(grid.spawns) != 2:
+            raise MapError(
+                f"{grid.name}: an intention map needs exactly 2 agent spawns, found {len(grid.spawns)}"
+            )
+        for cell in grid.spawns:
+            if cell not in orientations:
+                raise DataFileError(
+                    f"{orientation_path}: no line for row {cell[0]} col {cell[1]} of {grid.name}"
+                )
+        for version, (focal_cell, partner_cell) in (("ver1", grid.spawns), ("ver2", grid.spawns[::-1])):
+            focal = orientations[focal_cell]
+            stag_action, hare_action = stag_and_hare_actions(focal, str(orientation_path))
+            suite.intention_cases.append(
+                IntentionCase(
+                    map_name, version, grid, focal, orientations[partner_cell], stag_action, hare_action
+                )
+            )
+    suite.multi_step_grid = load_map(shipped_map_path(settings.multi_step_map, maps_dir))
+    if len(suite.multi_step_grid.spawns) != 2:
+        raise MapError(f"{suite.multi_step_grid.name}: the multi-step map needs exactly 2 agent spawns")
+    return suite
+
+
+def frozen(agent: Any) -> Any:
+    """What a probe tests: `agent.frozen_copy()` if it has one, else a deep copy."""
+    return agent.frozen_copy() if hasattr(agent, "frozen_copy") else copy.deepcopy(agent)
+
+
+def _kinds(agents: Sequence[Any], population: Sequence[AgentSpec] | None) -> list[str]:
+    if population is None:
+        return [AGENT_KINDS[0]] * len(agents)
+    if len(population) != len(agents):
+        raise ParameterError(f"population has {len(population)} entries for {len(agents)} agents")
+    return [spec.kind for spec in population]
+
+
+def _relation(focal_kind: str, partner_kind: str) -> str:
+    if partner_kind == "no_partner":
+        return "none"
+    return "same" if partner_kind == focal_kind else "different"
+
+
+def _engine(focal_kind: str, partner_kind: str, settings: ProbeSettings) -> StagHuntEngine:
+    partner = AgentSpec(partner_kind if partner_kind != "no_partner" else AGENT_KINDS[0], can_hunt=True)
+    return StagHuntEngine([AgentSpec(focal_kind), partner], settings.attack_range, settings.view_radius)
+
+
+def softmax(values: np.ndarray) -> np.ndarray:
+    """Softmax with temperature 1, max-subtracted for stability."""
+    shifted = np.exp(values - np.max(values))
+    return shifted / shifted.sum()
+
+
+def _with_extras(rows: list[dict], columns: Sequence[str], extra: Mapping[str, Any] | None) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
+    for key, value in (extra or {}).items():
+        frame[key] = value
+    ordered = (
+        list(columns)
+        + [c for c in EXTRA_COLUMNS if c in frame]
+        + [c for c in frame if c not in columns and c not in EXTRA_COLUMNS]
+    )
+    return frame.reindex(columns=ordered)
+
+
+def run_intention_probe(
+    agents: Sequence[Any],
+    epoch: int,
+    population: Sequence[AgentSpec] | None = None,
+    suite: ProbeSuite | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
+    """One row per (agent, map, version, partner kind): Q-values by action name and the softmax weights of
+    the stag-facing and hare-facing step actions. Columns: `INTENTION_COLUMNS`, then `agent_kind`,
+    `partner_relation` (none/same/different) and any `extra` constants (e.g. condition, seed, run_id).
+    `population` gives the agents' kinds (default: all AgentKindA)."""
+    suite = suite or load_probe_suite()
+    settings = suite.settings
+    kinds = _kinds(agents, population)
+    rows: list[dict] = []
+    for agent_id, (agent, kind) in enumerate(zip(agents, kinds, strict=True)):
+        probe_agent = frozen(agent)
+        for case in suite.intention_cases:
+            for partner_kind in settings.partner_kinds:
+                engine = _engine(kind, partner_kind, settings)
+                engine.reset(
+                    case.grid,
+                    case.grid.resources,
+                    [case.focal.row_col, case.partner.row_col],
+                    [case.focal.initial, case.partner.initial],
+                    active=[True, partner_kind != "no_partner"],
+                )
+                q_values = np.asarray(probe_agent.q_values(engine.observe(0)), dtype=np.float64).reshape(-1)
+                if q_values.shape != (len(Action),):
+                    raise ParameterError(
+                        f"agent {agent_id}: q_values must return {len(Action)} values, got {q_values.shape}"
+                    )
+                weights = softmax(q_values)
+                row = {"epoch": epoch, "agent_id": agent_id, "map_name": case.map_name, "partner_kind": partner_kind,
+                       "version": case.version}  # fmt: skip
+                row.update({f"q_val_{action.name.lower()}": float(q_values[action]) for action in Action})
+                row["weight_facing_stag"] = float(weights[case.stag_action])
+                row["weight_facing_hare"] = float(weights[case.hare_action])
+                row["agent_kind"] = kind
+                row["partner_relation"] = _relation(kind, partner_kind)
+                rows.append(row)
+    return _with_extras(rows, INTENTION_COLUMNS, extra)
+
+
+@dataclass(frozen=True)
+class MultiStepOutcome:
+    """One multi-step episode: what the first decisive attack hit, when, and the fake partner's trace."""
+
+    first_attack_target: str
+    result: float
+    turn_of_first_attack: int
+    focal_actions: tuple[int, ...]
+    partner_states: tuple[tuple[int, int, int], ...]  # (row, col, orientation) after every turn
+
+
+def run_multistep_episode(
+    agent: Any, focal_kind: str, partner_kind: str, suite: ProbeSuite
+) -> MultiStepOutcome:
+    """The focal acts greedily, one action per turn; the fake partner never acts. The first attack whose
+    beam covers a stag or hare decides (the nearest one if both); turns are counted from 1."""
+    settings = suite.settings
+    grid = suite.multi_step_grid
+    assert grid is not None
+    partner_cell, focal_cell = grid.spawns
+    engine = _engine(focal_kind, partner_kind, settings)
+    engine.reset(
+        grid, grid.resources, [focal_cell, partner_cell], [settings.focal_orientation, settings.partner_orientation],
+        active=[True, partner_kind != "no_partner"],
+    )  # fmt: skip
+    choose = agent.act if hasattr(agent, "act") else None
+    actions: list[int] = []
+    partner_states: list[tuple[int, int, int]] = []
+    for turn in range(1, settings.max_test_steps + 1):
+        obs = engine.observe(0)
+        action = int(choose(obs, 0.0)) if choose else int(np.argmax(agent.q_values(obs)))
+        if not 0 <= action < len(Action):
+            raise ParameterError(f"act() returned {action}, not an action index 0..{len(Action) - 1}")
+        actions.append(action)
+        target = engine.step([action, None], order=[0]).attack_targets[0]
+        partner_states.append((*(int(v) for v in engine.positions[1]), int(engine.orientations[1])))
+        if action == Action.ATTACK and target is not None:
+            return MultiStepOutcome(
+                target, RESULT_BY_TARGET[target], turn, tuple(actions), tuple(partner_states)
+            )
+    return MultiStepOutcome("none", 0.5, settings.max_test_steps, tuple(actions), tuple(partner_states))
+
+
+def run_multistep_probe(
+    agents: Sequence[Any],
+    epoch: int,
+    population: Sequence[AgentSpec] | None = None,
+    suite: ProbeSuite | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
+    """One row per (agent, partner kind): `first_attack_target` (stag/hare/none), `result` (1.0 stag,
+    0.0 hare, 0.5 no attack) and `turn_of_first_attack` (1-based; `max_test_steps` when none).
+    Columns: `MULTISTEP_COLUMNS`, then `agent_kind`, `partner_relation` and any `extra` constants."""
+    suite = suite or load_probe_suite()
+    kinds = _kinds(agents, population)
+    rows: list[dict] = []
+    for agent_id, (agent, kind) in enumerate(zip(agents, kinds, strict=True)):
+        probe_agent = frozen(agent)
+        for partner_kind in suite.settings.partner_kinds:
+            outcome = run_multistep_episode(probe_agent, kind, partner_kind, suite)
+            rows.append({
+                "epoch": epoch, "agent_id": agent_id, "partner_kind": partner_kind,
+                "first_attack_target": outcome.first_attack_target, "result": outcome.result,
+                "turn_of_first_attack": outcome.turn_of_first_attack, "agent_kind": kind,
+                "partner_relation": _relation(kind, partner_kind),
+            })  # fmt: skip
+    return _with_extras(rows, MULTISTEP_COLUMNS, extra)

@@ -1,0 +1,103 @@
+"""The rules of the stag hunt as data tables: actions, orientations, resources, agent kinds, channels.
+
+Nothing here steps a world; `engine.py` reads these tables so a rule change is a table edit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class Action(IntEnum):
+    """The five actions, in the order the Q-network outputs them."""
+
+    FORWARD = 0
+    BACKWARD = 1
+    STEP_LEFT = 2
+    STEP_RIGHT = 3
+    ATTACK = 4
+
+
+ACTION_NAMES: tuple[str, ...] = tuple(action.name.lower() for action in Action)
+NUM_ACTIONS = len(Action)
+
+# Quarter turns (clockwise) from the agent's orientation to the direction a move goes. Left and right
+# are the agent's own (intuitive) left and right; sorrel had them mirror-labelled.
+MOVE_TURNS: dict[Action, int] = {
+    Action.FORWARD: 0,
+    Action.STEP_RIGHT: 1,
+    Action.BACKWARD: 2,
+    Action.STEP_LEFT: 3,
+}
+
+ORIENTATION_NAMES: tuple[str, ...] = ("north", "east", "south", "west")
+NUM_ORIENTATIONS = 4
+# (row, col) offset of one step in each orientation; rows grow southward.
+ORIENTATION_DELTAS: tuple[tuple[int, int], ...] = ((-1, 0), (0, 1), (1, 0), (0, -1))
+
+
+def move_direction(orientation: int, action: Action | int) -> int:
+    """Orientation an agent faces after a successful move `action` from `orientation`."""
+    return (orientation + MOVE_TURNS[Action(action)]) % NUM_ORIENTATIONS
+
+
+@dataclass(frozen=True)
+class ResourceKind:
+    """One kind of huntable resource.
+
+    `reward` goes to the agents that hit it in its killing turn, split equally; `needs_hunter` means
+    attacks by agents with `can_hunt=False` do nothing to it.
+    """
+
+    code: int
+    name: str
+    health: int
+    reward: float
+    needs_hunter: bool
+
+
+STAG = ResourceKind(code=1, name="stag", health=2, reward=100.0, needs_hunter=True)
+HARE = ResourceKind(code=2, name="hare", health=1, reward=3.0, needs_hunter=False)
+RESOURCES: dict[int, ResourceKind] = {STAG.code: STAG, HARE.code: HARE}
+NO_RESOURCE = 0
+
+AGENT_KINDS: tuple[str, ...] = ("AgentKindA", "AgentKindB")
+PARTNER_KINDS: tuple[str, ...] = ("no_partner", *AGENT_KINDS)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One member of a population: its visible kind label and its abilities."""
+
+    kind: str
+    can_hunt: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in AGENT_KINDS:
+            from cogames_lib.errors import ParameterError
+
+            raise ParameterError(f"agent kind must be one of {list(AGENT_KINDS)}, got {self.kind!r}")
+
+
+# Condition name -> population. Default population: two of KindA and one of KindB.
+PRESET_POPULATIONS: dict[str, tuple[AgentSpec, ...]] = {
+    "all_can_hunt": (AgentSpec("AgentKindA"), AgentSpec("AgentKindA"), AgentSpec("AgentKindB")),
+    "not_all_can_hunt": (
+        AgentSpec("AgentKindA"),
+        AgentSpec("AgentKindA"),
+        AgentSpec("AgentKindB", can_hunt=False),
+    ),
+}
+
+# Observation channels of the allocentric crop, in order. Agent channels are kind x orientation.
+CELL_CHANNELS: tuple[str, ...] = ("empty", "wall", "stag", "wounded_stag", "hare", "attack_beam")
+AGENT_CHANNELS: tuple[str, ...] = tuple(
+    f"{kind}_{orientation}" for kind in AGENT_KINDS for orientation in ORIENTATION_NAMES
+)
+OBSERVATION_CHANNELS: tuple[str, ...] = CELL_CHANNELS + AGENT_CHANNELS
+CHANNEL_INDEX: dict[str, int] = {name: index for index, name in enumerate(OBSERVATION_CHANNELS)}
+# The vector after the flattened crop: own orientation (one-hot 4), own kind (one-hot 2).
+VECTOR_FEATURES: tuple[str, ...] = tuple(f"own_{name}" for name in ORIENTATION_NAMES) + tuple(
+    f"own_{kind}" for kind in AGENT_KINDS
+)

@@ -1,0 +1,151 @@
+"""Many training runs (conditions x seeds) in parallel: a local process pool or Dask, same results.
+
+Each run is independent and fully determined by (config, seed), so the worker count and the backend
+never change a number. Combined tables (`training_all.csv`, `probe_intention_all.csv`,
+`probe_multistep_all.csv`) are written at the top of `out_dir`, in (condition, seed) order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cogames_lib.errors import ParameterError
+from cogames_lib.staghunt.rules import PRESET_POPULATIONS
+from cogames_lib.staghunt.train import TrainConfig, preset, run_directory, train, write_csv_atomic
+
+BACKENDS = ("local", "dask")
+RUN_COLUMNS = (
+    "condition",
+    "seed",
+    "run_dir",
+    "epochs",
+    "final_mean_return",
+    "mean_return_last_10pct",
+    "seconds",
+)
+
+
+def validate_probe_parameters(
+    conditions: str | Sequence[str] | None = None,
+    epochs: int | None = None,
+    probe_every: int | None = None,
+    seeds: int | Sequence[int] | None = None,
+    folder: str | Path | None = None,
+    workers: int | None = None,
+    backend: str | None = None,
+) -> None:
+    """Check notebook/CLI parameters up front; raises a one-line `ParameterError` naming the culprit."""
+    if conditions is not None:
+        for condition in [conditions] if isinstance(conditions, str) else conditions:
+            if condition not in PRESET_POPULATIONS:
+                raise ParameterError(f"condition: unknown {condition!r}; known: {sorted(PRESET_POPULATIONS)}")
+    for name, value in (("epochs", epochs), ("probe_every", probe_every), ("workers", workers)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ParameterError(f"{name} must be an integer >= 1, got {value!r}")
+    if seeds is not None:
+        for seed in [seeds] if isinstance(seeds, int) else seeds:
+            if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+                raise ParameterError(f"seeds must be integers >= 0, got {seed!r}")
+    if folder is not None and not Path(folder).is_dir():
+        raise ParameterError(f"folder {str(folder)!r} does not exist")
+    if backend is not None and backend not in BACKENDS:
+        raise ParameterError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+
+
+def _one_run(config: TrainConfig, epochs: int, probe_every: int, seed: int, out_dir: str) -> dict[str, Any]:
+    import time
+
+    started = time.perf_counter()
+    result = train(config, epochs, probe_every, seed, out_dir, progress=False)
+    returns = result.training["mean_return"]
+    tail = max(1, len(returns) // 10)
+    return {
+        "condition": config.condition, "seed": seed, "run_dir": str(result.run_dir), "epochs": epochs,
+        "final_mean_return": float(returns.iloc[-1]), "mean_return_last_10pct": float(returns.iloc[-tail:].mean()),
+        "seconds": time.perf_counter() - started,
+    }  # fmt: skip
+
+
+def train_many(
+    configs_or_conditions: Sequence[TrainConfig | str],
+    seeds: Sequence[int],
+    epochs: int,
+    probe_every: int,
+    out_dir: str | Path,
+    workers: int = 1,
+    backend: str = "local",
+    scheduler: Any = None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Train every (config, seed) pair; returns one row per run (`RUN_COLUMNS`) and writes combined tables.
+
+    backend="local": `workers` processes (1 = in this process). backend="dask": `scheduler` is a
+    `dask.distributed.Client`, a scheduler address, or None for a threaded in-process client with
+    `workers` workers.
+    """
+    configs = [preset(c) if isinstance(c, str) else c for c in configs_or_conditions]
+    validate_probe_parameters(epochs=epochs, seeds=list(seeds), workers=workers, backend=backend)
+    if probe_every < 0:
+        raise ParameterError(f"probe_every must be >= 0, got {probe_every}")
+    jobs = [(config, epochs, probe_every, seed, str(out_dir)) for config in configs for seed in seeds]
+    if not jobs:
+        raise ParameterError("nothing to run: give at least one condition and one seed")
+    if backend == "dask":
+        rows = _run_dask(jobs, workers, scheduler, progress)
+    elif workers == 1:
+        rows = [_one_run(*job) for job in _bar(jobs, progress)]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawn, not fork: torch's thread pools are not fork-safe
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
+        ) as pool:
+            rows = list(_bar(pool.map(_one_run, *zip(*jobs, strict=True)), progress, total=len(jobs)))
+    combine_run_tables(out_dir, [(config.condition, seed) for config, _, _, seed, _ in jobs])
+    return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
+
+
+def _run_dask(jobs: list[tuple], workers: int, scheduler: Any, progress: bool) -> list[dict]:
+    from dask.distributed import Client
+
+    own_client = not isinstance(scheduler, Client)
+    client = Client(scheduler) if scheduler is not None and own_client else scheduler
+    if client is None:
+        client = Client(processes=False, n_workers=workers, threads_per_worker=1, dashboard_address=None)
+    try:
+        futures = [client.submit(_one_run, *job, pure=False) for job in jobs]
+        return [future.result() for future in _bar(futures, progress)]
+    finally:
+        if own_client:
+            client.close()
+
+
+def _bar(items: Any, enabled: bool, total: int | None = None) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(items, total=total, desc="runs", unit="run", disable=not enabled)
+
+
+def combine_run_tables(out_dir: str | Path, runs: Sequence[tuple[str, int]]) -> dict[str, pd.DataFrame]:
+    """Concatenate the per-run CSVs of `runs` into `out_dir/<table>_all.csv` (atomic writes)."""
+    combined: dict[str, pd.DataFrame] = {}
+    for table in ("training", "probe_intention", "probe_multistep"):
+        frames = []
+        for condition, seed in runs:
+            path = run_directory(out_dir, condition, seed) / f"{table}.csv"
+            if path.is_file():
+                frame = pd.read_csv(path)
+                if "condition" not in frame:
+                    frame.insert(0, "seed", seed)
+                    frame.insert(0, "condition", condition)
+                frames.append(frame)
+        if frames:
+            combined[table] = pd.concat(frames, ignore_index=True)
+            write_csv_atomic(combined[table], Path(out_dir) / f"{table}_all.csv")
+    return combined

@@ -1,0 +1,96 @@
+"""Read probe results from disk: sorrel's one-row-per-file CSVs, or our run folders.
+
+sorrel writes one small CSV per probe case, named
+`test_intention_epoch_{E}_agent_{i}_map_{map}_partner_{kind}_{ver1|ver2}.csv` and
+`multi_step_probe_test_epoch_{E}_agent_{i}_map_test_multi_step_partner_{kind}.csv`.
+Fields missing from a file's body are filled from its name; the result has our table columns.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+
+from cogames_lib.errors import DataFileError, ParameterError
+from cogames_lib.staghunt.probes import INTENTION_COLUMNS, MULTISTEP_COLUMNS
+
+INTENTION_NAME = re.compile(
+    r"^test_intention_epoch_(?P<epoch>\d+)_agent_(?P<agent_id>\d+)_map_(?P<map_name>.+?)"
+    r"_partner_(?P<partner_kind>.+)_(?P<version>ver[12])\.csv$"
+)
+MULTISTEP_NAME = re.compile(
+    r"^multi_step_probe_test_epoch_(?P<epoch>\d+)_agent_(?P<agent_id>\d+)_map_(?P<map_name>.+?)"
+    r"_partner_(?P<partner_kind>.+)\.csv$"
+)
+_FROM_NAME = {"epoch": int, "agent_id": int, "map_name": str, "partner_kind": str, "version": str}
+
+
+class ProbeTables(NamedTuple):
+    """The two probe tables (our column order first; extras after)."""
+
+    intention: pd.DataFrame
+    multistep: pd.DataFrame
+
+
+def _read_one(path: Path, fields: dict[str, str], columns: tuple[str, ...]) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        raise DataFileError(f"{path}: cannot read probe CSV ({str(error).splitlines()[0]})") from None
+    for key, value in fields.items():
+        if key in columns and key not in frame.columns:
+            frame[key] = _FROM_NAME[key](value)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise DataFileError(f"{path}: missing columns {missing}")
+    frame["source_file"] = path.name
+    return frame
+
+
+def _ordered(frames: list[pd.DataFrame], columns: tuple[str, ...]) -> pd.DataFrame:
+    if not frames:
+        return pd.DataFrame(columns=list(columns))
+    frame = pd.concat(frames, ignore_index=True)
+    return frame[list(columns) + [c for c in frame.columns if c not in columns]]
+
+
+def load_sorrel_probe_csvs(folder: str | Path) -> ProbeTables:
+    """All sorrel probe CSVs under `folder` (searched recursively) as our two tables, sorted by epoch."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ParameterError(f"folder {str(folder)!r} does not exist")
+    intention, multistep = [], []
+    for path in sorted(folder.rglob("*.csv")):
+        if match := INTENTION_NAME.match(path.name):
+            intention.append(_read_one(path, match.groupdict(), INTENTION_COLUMNS))
+        elif match := MULTISTEP_NAME.match(path.name):
+            multistep.append(_read_one(path, match.groupdict(), MULTISTEP_COLUMNS))
+    tables = ProbeTables(_ordered(intention, INTENTION_COLUMNS), _ordered(multistep, MULTISTEP_COLUMNS))
+    return ProbeTables(
+        *(t.sort_values(["epoch", "agent_id"], kind="stable", ignore_index=True) for t in tables)
+    )
+
+
+def load_probe_tables(folder: str | Path) -> ProbeTables:
+    """Probe tables of a folder: our runs (`**/probe_intention.csv`, `**/probe_multistep.csv`) if there
+    are any, else sorrel's per-file CSVs. Raises if the folder holds neither."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise ParameterError(f"folder {str(folder)!r} does not exist")
+    ours = sorted(folder.rglob("probe_intention.csv"))
+    if ours:
+        intention = [_read_one(p, {}, INTENTION_COLUMNS).drop(columns="source_file") for p in ours]
+        multistep = [
+            _read_one(p, {}, MULTISTEP_COLUMNS).drop(columns="source_file")
+            for p in sorted(folder.rglob("probe_multistep.csv"))
+        ]
+        return ProbeTables(_ordered(intention, INTENTION_COLUMNS), _ordered(multistep, MULTISTEP_COLUMNS))
+    tables = load_sorrel_probe_csvs(folder)
+    if tables.intention.empty and tables.multistep.empty:
+        raise DataFileError(
+            f"{folder}: no probe CSVs found (neither probe_intention.csv nor sorrel's per-file CSVs)"
+        )
+    return tables
