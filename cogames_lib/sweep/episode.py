@@ -1,0 +1,152 @@
+"""One diagnostic episode: build the env, one policy instance per agent, play to the end, report.
+
+`run_episode` is the unit every sweep, the capability matrix and the CLI share. A policy or engine
+exception does not escape: it becomes a `RUN_ERROR` result whose `error` is the traceback's last line
+(what a user reads first), so a sweep over many cells goes on. A user mistake that is not about the
+episode itself (an unknown diagnostic, an agent count the diagnostic does not allow, a policy path that
+does not import) is raised before the episode starts.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from typing import Any
+
+from cogames_lib.cvc import rules
+from cogames_lib.outcomes import CompletionStatus
+from cogames_lib.sweep.seeds import agent_seed
+
+TRACE_COLUMNS = ("step", "agent", "row", "col", "vibe", "action", "action_success", "event")
+_NUM_ACTIONS = len(rules.ACTIONS)
+
+
+class InvalidActionError(RuntimeError):
+    """A policy returned something that is not an action index (an episode error, not a user mistake)."""
+
+
+def resolve_policy_spec(policy_spec: Any) -> Any:
+    """A PolicySpec from a spec string ("scripted", "pkg.module:Class") or a PolicySpec itself."""
+    if isinstance(policy_spec, str):
+        from cogames_lib.policies import resolve_policy
+
+        return resolve_policy(policy_spec)
+    return policy_spec
+
+
+def last_traceback_line(error: BaseException) -> str:
+    """`ValueError: boom`: the last line of the traceback, on one line."""
+    lines = traceback.format_exception_only(type(error), error)
+    return " ".join(lines[-1].split()) if lines else type(error).__name__
+
+
+def run_episode(
+    policy_spec: Any,
+    diagnostic: str,
+    num_agents: int,
+    seed: int,
+    record_trace: bool = False,
+) -> dict[str, Any]:
+    """Play one episode of `diagnostic` with `num_agents` copies of the policy; the env is seeded with `seed`.
+
+    Returns a dict: policy, diagnostic, num_agents, episode_seed, status, success, reward (the episode
+    return summed over agents: 1.0 or 0.0), steps, max_steps, error ("" unless RUN_ERROR), duration_s,
+    and `trace` (a dict of equal-length columns, see TRACE_COLUMNS) when `record_trace` is true.
+    Agent i's policy is reset with `agent_seed(seed, i)`.
+    """
+    from cogames_lib.diagnostics import make_env
+
+    started = time.perf_counter()
+    spec = resolve_policy_spec(policy_spec)
+    env = make_env(diagnostic, num_agents, seed=seed)
+    world = env.unwrapped.world
+    world.record_events = record_trace
+    trace = _empty_trace() if record_trace else None
+    steps, reward, error = 0, 0.0, ""
+    try:
+        observations, _ = env.reset(seed=seed)
+        if trace is not None:
+            _record_positions(trace, world, 0, None)
+        policies = [spec.make() for _ in range(num_agents)]
+        for index, policy in enumerate(policies):
+            policy.reset(index, num_agents, agent_seed(seed, index))
+        names = list(env.possible_agents)
+        while env.agents:
+            chosen = [
+                _checked_action(policy.act(observations[name]))
+                for name, policy in zip(names, policies, strict=True)
+            ]
+            observations, rewards, _, _, _ = env.step(dict(zip(names, chosen, strict=True)))
+            steps += 1
+            reward += float(sum(rewards.values()))
+            if trace is not None:
+                _record_positions(trace, world, steps, chosen)
+        status = CompletionStatus.SUCCESS if world.succeeded else CompletionStatus.TIMED_OUT
+    except Exception as exception:  # a policy or engine failure is a result, not a crash of the sweep
+        status, error = CompletionStatus.RUN_ERROR, last_traceback_line(exception)
+    if trace is not None:
+        _attach_events(trace, world.events)
+    result: dict[str, Any] = {
+        "policy": str(spec.name),
+        "diagnostic": diagnostic,
+        "num_agents": int(num_agents),
+        "episode_seed": int(seed),
+        "status": status.value,
+        "success": status is CompletionStatus.SUCCESS,
+        "reward": reward,
+        "steps": steps,
+        "max_steps": int(env.max_steps),
+        "error": error,
+        "duration_s": time.perf_counter() - started,
+    }
+    if trace is not None:
+        result["trace"] = trace
+    return result
+
+
+def _checked_action(action: Any) -> int:
+    try:
+        index = int(action)
+    except (TypeError, ValueError):
+        raise InvalidActionError(f"policy returned {action!r}, not an action index") from None
+    if not 0 <= index < _NUM_ACTIONS or index != action:
+        raise InvalidActionError(
+            f"policy returned action {action!r}, not an integer in 0..{_NUM_ACTIONS - 1}"
+        )
+    return index
+
+
+def _empty_trace() -> dict[str, list]:
+    return {column: [] for column in TRACE_COLUMNS}
+
+
+def _record_positions(trace: dict[str, list], world: Any, step: int, chosen: list[int] | None) -> None:
+    """One row per agent: where it stands and what it shows after `step` (step 0 = after reset)."""
+    for index, agent in enumerate(world.agents):
+        trace["step"].append(step)
+        trace["agent"].append(index)
+        trace["row"].append(int(agent.row))
+        trace["col"].append(int(agent.col))
+        trace["vibe"].append(rules.VIBES[agent.vibe])
+        trace["action"].append("" if chosen is None else rules.ACTIONS[chosen[index]])
+        trace["action_success"].append(None)
+        trace["event"].append("")
+
+
+def _attach_events(trace: dict[str, list], events: list) -> None:
+    """Fill action success and event details from the engine's event log, matched by (step, agent).
+
+    An agent that did not get its turn (the episode ended mid-step) keeps action_success None.
+    """
+    row_of = {
+        (step, agent): i for i, (step, agent) in enumerate(zip(trace["step"], trace["agent"], strict=True))
+    }
+    for event in events:
+        row = row_of.get((event.step, event.agent))
+        if row is None:
+            continue
+        if event.action == "event":
+            previous = trace["event"][row]
+            trace["event"][row] = f"{previous}; {event.detail}" if previous else event.detail
+        else:
+            trace["action_success"][row] = bool(event.success)

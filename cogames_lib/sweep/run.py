@@ -1,0 +1,176 @@
+"""`run_sweep`: the evaluation grid (policies x diagnostics x agent counts x seeds) -> the `episodes` table.
+
+Resume rule: an episode is done when a part in `out_dir/episodes/` holds its key (policy, diagnostic,
+num_agents, seed index, episode seed); a re-run with `resume=True` runs only the others, so a killed
+sweep loses at most its in-flight chunks and duplicates nothing. The directory is trusted: after changing
+a policy's code, use a new `out_dir` or `resume=False` (which deletes the earlier parts first).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cogames_lib import __version__
+from cogames_lib.outcomes import STATUS_ORDER
+from cogames_lib.sweep import store
+from cogames_lib.sweep.runner import Chunk, EpisodeTask, execute, make_chunks
+from cogames_lib.sweep.seeds import episode_seed
+from cogames_lib.sweep.traces import chunk_traces
+from cogames_lib.sweep.validate import SweepPlan, validate_sweep_parameters
+
+logger = logging.getLogger("cogames_lib.sweep")
+
+
+def plan_grid(plan: SweepPlan) -> tuple[list[tuple[Any, EpisodeTask]], list[tuple[str, str, int]]]:
+    """Every (policy spec, episode task) of the grid in grid order, and the skipped cells.
+
+    A cell whose agent count its diagnostic does not allow is skipped, not an error: a grid such as
+    "all diagnostics x 1, 2, 4 agents" always contains some.
+    """
+    from cogames_lib.diagnostics import get_diagnostic
+
+    tasks: list[tuple[Any, EpisodeTask]] = []
+    skipped: list[tuple[str, str, int]] = []
+    for spec, policy in zip(plan.policies, plan.policy_names, strict=True):
+        for diagnostic in plan.diagnostics:
+            allowed = {int(c) for c in get_diagnostic(diagnostic).allowed_agent_counts}
+            for num_agents in plan.agent_counts:
+                if num_agents not in allowed:
+                    skipped.append((policy, diagnostic, num_agents))
+                    continue
+                for seed in plan.seeds:
+                    derived = episode_seed(plan.sweep_seed, policy, diagnostic, num_agents, seed)
+                    tasks.append((spec, EpisodeTask(diagnostic, num_agents, seed, derived)))
+    return tasks, skipped
+
+
+def _manifest(plan: SweepPlan, record_traces: bool) -> dict[str, Any]:
+    return {
+        "sweep_id": plan.sweep_id,
+        "sweep_seed": plan.sweep_seed,
+        "policies": list(plan.policy_names),
+        "diagnostics": list(plan.diagnostics),
+        "agent_counts": list(plan.agent_counts),
+        "seeds": list(plan.seeds),
+        "record_traces": record_traces,
+        "library_version": __version__,
+    }
+
+
+def _write_chunk(plan: SweepPlan, chunk: Chunk, results: list[dict[str, Any]]) -> None:
+    rows = [{**result, "sweep_id": plan.sweep_id} for result in results]
+    keys = [tuple(row[column] for column in store.EPISODE_KEY) for row in rows]
+    name = store.part_name(keys)
+    traces = chunk_traces(results, [row["seed"] for row in rows]) if chunk.record_traces else None
+    store.write_chunk(plan.out_dir, name, store.episode_frame(rows), traces)
+
+
+def order_episodes(frame: pd.DataFrame, policy_order: list[str], diagnostic_order: list[str]) -> pd.DataFrame:
+    """Fixed category orders (policies as given, diagnostics as in the registry, statuses as in
+    outcomes.STATUS_ORDER) and rows sorted by them, then agent count and seed."""
+    frame = frame.copy()
+    frame["policy"] = pd.Categorical(frame["policy"].astype(str), categories=policy_order, ordered=True)
+    frame["diagnostic"] = pd.Categorical(
+        frame["diagnostic"].astype(str), categories=diagnostic_order, ordered=True
+    )
+    frame["status"] = pd.Categorical(frame["status"].astype(str), categories=list(STATUS_ORDER), ordered=True)
+    frame = frame.sort_values(["policy", "diagnostic", "num_agents", "seed"], kind="stable")
+    return frame.reset_index(drop=True)[list(store.EPISODE_COLUMNS)]
+
+
+def _collect(plan: SweepPlan, tasks: list[tuple[Any, EpisodeTask]]) -> pd.DataFrame:
+    """The requested episodes from disk (a directory may hold more, from other sweeps)."""
+    on_disk = store.read_parts(store.episodes_dir(plan.out_dir))
+    wanted = pd.DataFrame(
+        [(str(spec.name), t.diagnostic, t.num_agents, t.seed, t.episode_seed) for spec, t in tasks],
+        columns=list(store.EPISODE_KEY),
+    ).astype({"policy": "str", "diagnostic": "str"})
+    frame = on_disk.merge(wanted, on=list(store.EPISODE_KEY), how="inner")
+    frame = frame.drop_duplicates(subset=list(store.EPISODE_KEY), keep="first")
+    frame["sweep_id"] = plan.sweep_id
+    return order_episodes(frame, list(plan.policy_names), list(plan.diagnostics))
+
+
+def run_sweep(
+    policies: Any,
+    diagnostics: Any,
+    agent_counts: Any,
+    seeds: Any,
+    out_dir: str | Path,
+    workers: int = 1,
+    backend: str = "local",
+    scheduler: Any = None,
+    resume: bool = True,
+    progress: bool = True,
+    record_traces: bool = False,
+    sweep_seed: int = 0,
+    chunk_size: int | None = None,
+) -> pd.DataFrame:
+    """Run every (policy, diagnostic, agent count, seed) episode not already on disk; return the table.
+
+    policies: names ("noop", "random", "scripted", "scripted:-chorus", "pkg.module:Class") or PolicySpecs.
+    diagnostics: "all" or names. agent_counts: ints. seeds: a number n (indices 0..n-1) or seed indices.
+    Returns the `episodes` table of the requested grid (see store.EPISODE_COLUMNS); `df.attrs` holds
+    `skipped_cells` (policy, diagnostic, num_agents of every cell the diagnostic does not allow),
+    `skipped_count`, `ran` (episodes run by this call) and `resumed` (episodes found on disk).
+    """
+    plan = validate_sweep_parameters(
+        policies, diagnostics, agent_counts, seeds, workers, backend, scheduler, out_dir, sweep_seed
+    )
+    tasks, skipped = plan_grid(plan)
+    if skipped:
+        shown = ", ".join(f"{d} x{n}" for _, d, n in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+        logger.info(
+            "skipped %d cells whose diagnostic does not allow the agent count: %s", len(skipped), shown
+        )
+    store.prepare(plan.out_dir, resume)
+    store.write_json_atomically(_manifest(plan, record_traces), plan.out_dir / store.MANIFEST)
+    done = store.done_keys(plan.out_dir)
+    todo = [
+        (spec, task)
+        for spec, task in tasks
+        if (str(spec.name), task.diagnostic, task.num_agents, task.seed, task.episode_seed) not in done
+    ]
+    chunks = make_chunks(todo, plan.workers, record_traces, chunk_size)
+    completed = execute(chunks, plan.backend, plan.workers, plan.scheduler)  # workers start before the bar
+    with _progress_bar()(
+        total=len(tasks), initial=len(tasks) - len(todo), unit="episode", desc="sweep", disable=not progress
+    ) as bar:
+        for chunk, results in completed:
+            _write_chunk(plan, chunk, results)
+            bar.update(len(results))
+    table = _collect(plan, tasks)
+    store.write_atomically(table, plan.out_dir / store.TABLE)
+    table.attrs.update(
+        skipped_cells=[list(cell) for cell in skipped],
+        skipped_count=len(skipped),
+        ran=len(todo),
+        resumed=len(tasks) - len(todo),
+        sweep_id=plan.sweep_id,
+    )
+    return table
+
+
+def _progress_bar() -> type:
+    """tqdm.auto without the monitor thread: that thread would outlive the bar and make every later
+    local pool fall back from fork to the slower forkserver start (see runner.start_method)."""
+    from tqdm.auto import tqdm
+
+    class SweepProgress(tqdm):
+        monitor_interval = 0
+
+    return SweepProgress
+
+
+def load_episodes(out_dir: str | Path) -> pd.DataFrame:
+    """The `episodes` table of the last sweep run into `out_dir` (from its `episodes.parquet`)."""
+    path = Path(out_dir) / store.TABLE
+    if not path.is_file():
+        from cogames_lib.errors import ParameterError
+
+        raise ParameterError(f"load_episodes: {str(path)!r} does not exist; run the sweep first")
+    return pd.read_parquet(path)

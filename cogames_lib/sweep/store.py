@@ -1,0 +1,142 @@
+"""Durable sweep results on disk: parquet parts written atomically, read back for resume.
+
+Layout of `out_dir`:
+    sweep.json                 the parameters of the last sweep run into this directory
+    episodes/part-<key>.parquet  one part per finished chunk of episodes (plain columns, no categories)
+    traces/part-<key>.parquet    the same chunk's traces (only with record_traces=True)
+    episodes.parquet           the whole table of the last sweep (categorical columns), written at its end
+
+A part is written to a temporary file in the same directory and then `os.replace`d into its name, so a
+part is either complete or absent: a sweep killed at any instant leaves no half-written part. The trace
+part of a chunk is renamed into place before its episode part, so a chunk whose episodes are on disk
+always has its traces too; a trace part without its episode part (a kill in between) is an orphan and is
+removed on resume, before its episodes run again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cogames_lib.errors import DataFileError
+from cogames_lib.sweep.seeds import stable_hash
+
+EPISODE_COLUMNS: tuple[str, ...] = (
+    "sweep_id",
+    "policy",
+    "diagnostic",
+    "num_agents",
+    "seed",
+    "status",
+    "success",
+    "reward",
+    "steps",
+    "max_steps",
+    "error",
+    "duration_s",
+    "episode_seed",
+)
+# What identifies an episode: the cell, the seed index and the derived seed (which encodes the sweep seed).
+EPISODE_KEY: tuple[str, ...] = ("policy", "diagnostic", "num_agents", "seed", "episode_seed")
+_DTYPES = {
+    "sweep_id": "str",
+    "policy": "str",
+    "diagnostic": "str",
+    "num_agents": "int64",
+    "seed": "int64",
+    "status": "str",
+    "success": "bool",
+    "reward": "float64",
+    "steps": "int64",
+    "max_steps": "int64",
+    "error": "str",
+    "duration_s": "float64",
+    "episode_seed": "int64",
+}
+_PART_GLOB = "part-*.parquet"
+_TEMP_SUFFIX = ".tmp"
+MANIFEST = "sweep.json"
+TABLE = "episodes.parquet"
+
+
+def episodes_dir(out_dir: Path) -> Path:
+    return Path(out_dir) / "episodes"
+
+
+def traces_dir(out_dir: Path) -> Path:
+    return Path(out_dir) / "traces"
+
+
+def part_name(keys: Iterable[tuple]) -> str:
+    """A part's file name from the keys of its episodes: the same chunk always gets the same name."""
+    return f"part-{stable_hash(*sorted(map(repr, keys)), bits=64):016x}.parquet"
+
+
+def write_atomically(frame: pd.DataFrame, path: Path) -> None:
+    """Write a parquet file under a temporary name in the same directory, then rename it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}{_TEMP_SUFFIX}")
+    frame.to_parquet(temporary, index=False)
+    os.replace(temporary, path)
+
+
+def write_json_atomically(data: dict[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}{_TEMP_SUFFIX}")
+    temporary.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def episode_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Rows (dicts) -> the plain-typed episode columns in their fixed order."""
+    frame = pd.DataFrame(rows, columns=list(EPISODE_COLUMNS))
+    return frame.astype(_DTYPES)
+
+
+def read_parts(directory: Path, columns: Iterable[str] | None = None) -> pd.DataFrame:
+    """All finished parts of a directory as one frame (empty frame with the episode columns if none)."""
+    paths = sorted(Path(directory).glob(_PART_GLOB))
+    frames = []
+    for path in paths:
+        try:
+            frames.append(pd.read_parquet(path, columns=list(columns) if columns else None))
+        except Exception as error:  # a part damaged outside the sweep: name it, do not guess
+            raise DataFileError(
+                f"{path}: unreadable parquet part ({error}); delete it to re-run its episodes"
+            ) from None
+    if not frames:
+        return episode_frame([]) if columns is None else pd.DataFrame(columns=list(columns))
+    return pd.concat(frames, ignore_index=True)
+
+
+def prepare(out_dir: Path, resume: bool) -> None:
+    """Make the directories; drop temporary files of a killed run; without resume, drop earlier parts."""
+    for directory in (episodes_dir(out_dir), traces_dir(out_dir)):
+        directory.mkdir(parents=True, exist_ok=True)
+        for temporary in directory.glob(f".*{_TEMP_SUFFIX}"):
+            temporary.unlink()
+        if not resume:
+            for part in directory.glob(_PART_GLOB):
+                part.unlink()
+    finished = {path.name for path in episodes_dir(out_dir).glob(_PART_GLOB)}
+    for orphan in traces_dir(out_dir).glob(_PART_GLOB):
+        if orphan.name not in finished:
+            orphan.unlink()
+
+
+def done_keys(out_dir: Path) -> set[tuple]:
+    """Keys (see EPISODE_KEY) of every episode already on disk."""
+    frame = read_parts(episodes_dir(out_dir), columns=EPISODE_KEY)
+    return set(frame.itertuples(index=False, name=None)) if len(frame) else set()
+
+
+def write_chunk(out_dir: Path, name: str, episodes: pd.DataFrame, traces: pd.DataFrame | None) -> None:
+    """Traces first, episodes last: the episode part's rename is the commit point of the chunk."""
+    if traces is not None:
+        write_atomically(traces, traces_dir(out_dir) / name)
+    write_atomically(episodes, episodes_dir(out_dir) / name)
