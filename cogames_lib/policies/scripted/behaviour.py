@@ -1,0 +1,307 @@
+"""The scripted baseline: what to do next, decided afresh every step from what the agent knows.
+
+Priorities, top first:
+1. carrying a heart: show `default` (or `heart_b`) and deposit it in the heart chest;
+2. energy does not refill and is short for the next leg: recharge at the nearest charger;
+3. holding my share of the recipe: go to the assembler and chorus (show `heart_a` once all N are
+   there; an agent in an orthogonal cell uses the assembler when N `heart_a` are visible);
+4. a missing resource has a known, usable source: withdraw it from a resource chest, extract it, or
+   (unclip skill) craft a decoder with `gear` and unclip the extractor first;
+5. a missing resource was never seen: explore; nothing left to explore: chorus with what I hold.
+"My share" is my role's resources (`role_resources`) until a full chorus fails to assemble (the
+pooled inputs were short); from then on the agent gathers a whole recipe alone.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from cogames_lib.cvc import rules
+from cogames_lib.cvc.observation import SELF_INDEX
+from cogames_lib.policies.scripted.navigation import Navigator
+from cogames_lib.policies.scripted.planning import Cell, move_action
+from cogames_lib.policies.scripted.skills import HEART_RECIPE, Skills, role_resources
+
+DEFAULT, HEART_A, HEART_B, GEAR = (rules.VIBE_INDEX[v] for v in ("default", "heart_a", "heart_b", "gear"))
+DEPOSIT_VIBES = frozenset(rules.VIBE_INDEX[v] for v in rules.HEART_CHEST_DEPOSIT_VIBES)
+CHORUS_VIBES = frozenset({DEFAULT, HEART_A})  # vibes that never break the heart protocol's exact match
+RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
+CHARGE_TARGET = rules.ENERGY_CAPACITY - rules.CHARGER_ENERGY_GAIN  # one more use would waste energy
+ENERGY_MARGIN = 6
+FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
+FULL_CHORUS_PATIENCE = 6  # steps a diagonal agent watches a full chorus fire nothing before gathering
+CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
+_ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))
+_RING = (*_ORTHOGONAL, (-1, -1), (-1, 1), (1, -1), (1, 1))
+
+
+def vibe_action(vibe: int) -> int:
+    return rules.FIRST_VIBE_ACTION + vibe
+
+
+class ScriptedPolicy:
+    """Decentralized scripted baseline. `disabled` names skills to switch off (see `Skills`)."""
+
+    def __init__(self, disabled: tuple[str, ...] | list[str] = ()) -> None:
+        self.skills = Skills.without(tuple(disabled))
+        self.reset(0, 1, 0)
+
+    def reset(self, agent_id: int, num_agents: int, seed: int) -> None:
+        self.num_agents = num_agents
+        self.rng = random.Random(seed)
+        self.nav = Navigator(self.skills, self.rng)
+        self.role = role_resources(agent_id, num_agents)
+        self.self_sufficient = False
+        self.chorus_size = num_agents if self.skills.chorus else 1
+        self.energy_limited = False
+        self.charging = False
+        self.failed_uses = 0
+        self.full_chorus_steps = 0
+        self.backoff = 0
+        self._chorus_use = False
+
+    # -- the step ----------------------------------------------------------------------------------
+    def act(self, observation: dict[str, Any]) -> int:
+        me = observation["self"].tolist()
+        succeeded = bool(me[SELF_INDEX["last_action_succeeded"]])
+        self.nav.observe(observation["grid"], succeeded)
+        self.items = me[: len(rules.ITEMS)]
+        self.energy = me[SELF_INDEX["energy"]]
+        self.vibe = me[SELF_INDEX["vibe"]]
+        # Refill puts energy back to capacity after every step; anything lower means energy is finite.
+        self.energy_limited = self.energy_limited or self.energy < rules.ENERGY_CAPACITY
+        if self._chorus_use:
+            self._chorus_use = False
+            self.failed_uses = 0 if succeeded else self.failed_uses + 1
+            if self.failed_uses >= FAILED_USES_BEFORE_GATHERING:
+                self._pool_was_short()
+        return self._decide()
+
+    def _decide(self) -> int:
+        if self.items[rules.HEART]:
+            return self._deliver()
+        if self.charging or self._energy_short(0):
+            action = self._recharge()
+            if action is not None:
+                return action
+        missing = self._missing()
+        if not missing:
+            return self._chorus()
+        source = self._best_source(missing)
+        if source is not None:
+            return source
+        never_seen = [r for r in missing if not self._sources_known(r)]
+        if never_seen:
+            action = self.nav.explore()
+            if action is not None:
+                return self._leave_assembler_vibe(action)
+        return self._chorus()
+
+    # -- needs and sources -------------------------------------------------------------------------
+    def _missing(self) -> list[str]:
+        wanted = rules.RESOURCES if self.self_sufficient else self.role
+        return [r for r in wanted if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]]
+
+    def _sources_known(self, resource: str) -> bool:
+        memory = self.nav.memory
+        return bool(memory.known(f"{resource}_extractor") or memory.known(f"chest_{resource}"))
+
+    def _best_source(self, missing: list[str]) -> int | None:
+        """Act on the nearest usable source of a missing resource (None if there is none)."""
+        memory, nav = self.nav.memory, self.nav
+        options: list[tuple[int, str, Cell, str]] = []
+        can_craft = sum(1 for r in rules.RESOURCES if self.items[RESOURCE_SLOTS[r]]) >= 3
+        for resource in missing:
+            for chest in memory.known(f"chest_{resource}"):
+                if memory.stock[chest] > 0:
+                    options.append((nav.distance(chest), "withdraw", chest, resource))
+            for extractor in memory.known(f"{resource}_extractor"):
+                if memory.uses_left[extractor] == 0:
+                    continue
+                if not memory.clipped[extractor]:
+                    options.append((nav.distance(extractor), "extract", extractor, resource))
+                elif self.skills.unclip and (self.items[rules.DECODER] or can_craft):
+                    options.append((nav.distance(extractor) + CLIPPED_DETOUR, "unclip", extractor, resource))
+        options.sort(key=lambda option: option[0])
+        free = [o for o in options if self._approach_cells(o[2], free_only=True)]
+        for _, how, station, resource in free or options:
+            if how == "withdraw":
+                vibe = rules.VIBE_INDEX[resource + rules.RESOURCE_CHEST_WITHDRAW_SUFFIX]
+                return self._use(station, ("withdraw", station), vibe)
+            if how == "extract":
+                cost = rules.EXTRACTOR_RULES[resource].energy_cost
+                return self._use(station, ("extract", station), None, use_cost=cost)
+            if self.items[rules.DECODER]:
+                return self._use(station, ("unclip", station), None)
+            action = self._craft_decoder()
+            if action is not None:
+                return action
+        return None
+
+    # -- station use -------------------------------------------------------------------------------
+    def _approach_cells(self, station: Cell, free_only: bool = False) -> list[Cell]:
+        memory = self.nav.memory
+        cells = [(station[0] + dr, station[1] + dc) for dr, dc in _ORTHOGONAL]
+        cells = [c for c in cells if memory.is_free(c)]
+        if free_only:
+            cells = [c for c in cells if c not in memory.agents or c == self.nav.pos]
+        return cells
+
+    def _use(self, station: Cell, key: object, vibe: int | None, use_cost: int = 0) -> int:
+        """Walk next to `station`, show `vibe` if one is needed, then move into it."""
+        nav = self.nav
+        if nav.distance(station) == 1:
+            if self.energy_limited and self.energy < max(use_cost, rules.STATION_USE_ENERGY_COST):
+                action = self._recharge()
+                if action is not None:
+                    return action
+            if vibe is not None and self.vibe != vibe:
+                return vibe_action(vibe)
+            return nav.moved(_move_into(nav.pos, station))
+        action = self._leave_assembler_vibe(None)
+        if action is not None:
+            return action
+        goals = self._approach_cells(station, free_only=True) or self._approach_cells(station)
+        if self._energy_short(self._leg_cost(goals, use_cost)):
+            action = self._recharge()
+            if action is not None:
+                return action
+        action = nav.go_to(goals, key) if goals else None
+        return self._explore_or_wander() if action is None else action
+
+    def _explore_or_wander(self) -> int:
+        action = self.nav.explore()
+        return self.nav.wander() if action is None else action
+
+    def _leave_assembler_vibe(self, action: int | None) -> int | None:
+        """Next to an assembler with a vibe that could break someone's chorus: go back to default first."""
+        if self.vibe in CHORUS_VIBES:
+            return action
+        pos = self.nav.pos
+        for assembler in self.nav.memory.known("assembler"):
+            if max(abs(assembler[0] - pos[0]), abs(assembler[1] - pos[1])) == 1:
+                return vibe_action(DEFAULT)
+        return action
+
+    # -- energy ------------------------------------------------------------------------------------
+    def _leg_cost(self, goals: list[Cell], use_cost: int) -> int:
+        if not goals:
+            return use_cost
+        nav = self.nav
+        goal = min(goals, key=nav.distance)
+        cost = rules.MOVE_ENERGY_COST * nav.distance(goal) + use_cost
+        chargers = nav.memory.known("charger")
+        if chargers:  # keep enough to reach a charger from where the leg ends
+            back = min(abs(goal[0] - c[0]) + abs(goal[1] - c[1]) for c in chargers)
+            cost += rules.MOVE_ENERGY_COST * back
+        return cost + ENERGY_MARGIN
+
+    def _energy_short(self, leg_cost: int) -> bool:
+        return (
+            self.skills.recharge
+            and self.energy_limited
+            and self.energy < CHARGE_TARGET
+            and self.energy < max(leg_cost, ENERGY_MARGIN)
+            and bool(self.nav.memory.known("charger"))
+        )
+
+    def _recharge(self) -> int | None:
+        if not self.skills.recharge or self.energy >= CHARGE_TARGET:
+            self.charging = False
+            return None
+        chargers = self.nav.memory.known("charger")
+        if not chargers:
+            self.charging = False
+            return None
+        self.charging = True
+        charger = min(chargers, key=self.nav.distance)
+        nav = self.nav
+        if nav.distance(charger) == 1:
+            return nav.moved(_move_into(nav.pos, charger))
+        goals = self._approach_cells(charger, free_only=True) or self._approach_cells(charger)
+        action = nav.go_to(goals, ("charge", charger)) if goals else None
+        return nav.wander() if action is None else action
+
+    # -- heart and chorus ----------------------------------------------------------------------------
+    def _deliver(self) -> int:
+        chests = self.nav.memory.known("chest")
+        if not chests:
+            return self._explore_or_wander()
+        chest = min(chests, key=self.nav.distance)
+        vibe = None if self.vibe in DEPOSIT_VIBES else DEFAULT
+        return self._use(chest, ("deposit", chest), vibe)
+
+    def _assembler_ring(self) -> tuple[Cell, list[Cell]] | None:
+        assemblers = self.nav.memory.known("assembler")
+        if not assemblers:
+            return None
+        assembler = min(assemblers, key=self.nav.distance)
+        ring = [(assembler[0] + dr, assembler[1] + dc) for dr, dc in _RING]
+        return assembler, ring
+
+    def _chorus(self) -> int:
+        found = self._assembler_ring()
+        if found is None:
+            return self._explore_or_wander()
+        assembler, ring = found
+        nav, memory = self.nav, self.nav.memory
+        free_orthogonal = [c for c in ring[:4] if memory.is_free(c) and c not in memory.agents]
+        if nav.pos not in ring or (nav.pos not in ring[:4] and free_orthogonal):
+            self.full_chorus_steps = 0
+            action = self._leave_assembler_vibe(None)
+            if action is not None:
+                return action
+            for cells in (ring[:4], ring[4:]):  # orthogonal cells first: only they can use the assembler
+                goals = [c for c in cells if memory.is_free(c) and c not in memory.agents]
+                action = nav.go_to(goals, ("chorus", assembler)) if goals else None
+                if action is not None:
+                    return action
+            return rules.NOOP
+        others = [memory.agents[c] for c in ring if c in memory.agents]
+        if any(v not in CHORUS_VIBES for v in others):
+            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
+        if len(others) + 1 < self.chorus_size:
+            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
+        if self.vibe != HEART_A:
+            return vibe_action(HEART_A)
+        showing = 1 + sum(1 for v in others if v == HEART_A)
+        if showing != self.chorus_size:
+            return rules.NOOP
+        if nav.distance(assembler) == 1:
+            self._chorus_use = True
+            return nav.moved(_move_into(nav.pos, assembler))
+        self.full_chorus_steps += 1
+        if self.full_chorus_steps > FULL_CHORUS_PATIENCE:
+            self._pool_was_short()
+        return rules.NOOP
+
+    def _pool_was_short(self) -> None:
+        self.self_sufficient = True
+        self.failed_uses = 0
+        self.full_chorus_steps = 0
+
+    def _craft_decoder(self) -> int | None:
+        """Make a decoder at the assembler: alone in showing a vibe there, show `gear` and use it."""
+        found = self._assembler_ring()
+        if found is None:
+            return None
+        assembler, ring = found
+        nav, memory = self.nav, self.nav.memory
+        if nav.distance(assembler) != 1:
+            return self._use(assembler, ("craft", assembler), GEAR)
+        others = [memory.agents[c] for c in ring if c in memory.agents]
+        if self.backoff > 0:
+            self.backoff -= 1
+            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
+        if any(v != DEFAULT for v in others):
+            # Someone else shows a vibe here: step back to default for a random while (breaks livelocks).
+            self.backoff = self.rng.randrange(4)
+            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
+        if self.vibe != GEAR:
+            return vibe_action(GEAR)
+        return nav.moved(_move_into(nav.pos, assembler))
+
+
+def _move_into(pos: Cell, station: Cell) -> int:
+    return move_action(pos, station)

@@ -1,0 +1,149 @@
+"""Getting somewhere: dead reckoning, cached plans, frontier exploration, unjamming.
+
+`Navigator` owns the agent's position estimate and its map memory. A plan (a path of cells) is kept
+while its goal and the known obstacles are unchanged, so BFS runs only when something relevant changed
+(a new goal, a newly seen wall or station, a failed move), not every step.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from cogames_lib.cvc import rules
+from cogames_lib.cvc.observation import VIEW_RADIUS
+from cogames_lib.policies.scripted.memory import EMPTY, ORIGIN, UNKNOWN, MapMemory
+from cogames_lib.policies.scripted.planning import (
+    STEPS,
+    Cell,
+    bfs,
+    frontier_target,
+    greedy_step,
+    move_action,
+    neighbours,
+)
+from cogames_lib.policies.scripted.skills import Skills
+
+_DELTA = {action: (dr, dc) for action, dr, dc in STEPS}
+WAIT_BEFORE_SIDESTEP = 2  # steps blocked by a teammate before stepping aside (breaks corridor jams)
+
+
+class Navigator:
+    def __init__(self, skills: Skills, rng: random.Random) -> None:
+        self.skills = skills
+        self.rng = rng
+        self.memory = MapMemory(forget=not skills.memory)
+        self.pos: Cell = (ORIGIN, ORIGIN)
+        self.step_order = tuple(rng.sample(range(4), 4))
+        self.path: list[Cell] = []
+        self.plan_key: object = None
+        self.plan_version = -1
+        self.explore_target: Cell | None = None
+        self.blocked_steps = 0
+        self._pending_move: Cell | None = None
+
+    # -- perception ------------------------------------------------------------------------------
+    def observe(self, grid: np.ndarray, last_action_succeeded: bool) -> None:
+        """Dead-reckon the last move, then write the view into memory.
+
+        A successful move into an empty cell moves us; into a station it used the station and we stayed.
+        The target cell was in view when we chose the move, so memory knows which it was.
+        """
+        target = self._pending_move
+        if target is not None and last_action_succeeded and self.memory.kind[target] <= EMPTY:
+            self.pos = target
+            if self.path and self.path[0] == target:
+                self.path.pop(0)
+        elif target is not None:
+            self.path = []  # the move failed or used a station: the plan is stale
+        self._pending_move = None
+        self.memory.update(grid, *self.pos)
+
+    def moved(self, action: int) -> int:
+        """Record an outgoing action (so the next observation can dead-reckon it) and return it."""
+        delta = _DELTA.get(action)
+        self._pending_move = None if delta is None else (self.pos[0] + delta[0], self.pos[1] + delta[1])
+        return action
+
+    # -- moving ----------------------------------------------------------------------------------
+    def go_to(self, goals: list[Cell], key: object) -> int | None:
+        """One step towards the nearest of `goals` (walkable cells); None if there is no way at all."""
+        if self.pos in goals:
+            return rules.NOOP
+        memory = self.memory
+        others = memory.agents
+        if not self.skills.pathfinding:
+            goal = min(goals, key=lambda g: abs(g[0] - self.pos[0]) + abs(g[1] - self.pos[1]))
+            step = greedy_step(memory, self.pos, goal, others, self.rng)
+            return rules.NOOP if step is None else self.moved(move_action(self.pos, step))
+        if (
+            key != self.plan_key
+            or not self.path
+            or memory.version != self.plan_version
+            or self.path[-1] not in goals
+            or abs(self.path[0][0] - self.pos[0]) + abs(self.path[0][1] - self.pos[1]) != 1
+            or self.path[0] in others
+        ):
+            self.path = bfs(memory, self.pos, goals, others, self.step_order) or []
+            if not self.path:  # teammates may wall us off: plan through them and wait for them to move
+                self.path = bfs(memory, self.pos, goals, (), self.step_order) or []
+            self.plan_key, self.plan_version = key, memory.version
+            if not self.path:
+                return None
+        step = self.path[0]
+        if step in others:
+            return self._blocked()
+        self.blocked_steps = 0
+        return self.moved(move_action(self.pos, step))
+
+    def _blocked(self) -> int:
+        self.blocked_steps += 1
+        if self.blocked_steps > WAIT_BEFORE_SIDESTEP and self.rng.random() < 0.5:
+            self.path = []
+            return self.wander()
+        return rules.NOOP
+
+    def wander(self) -> int:
+        """A random step to a free neighbouring cell (or stay if boxed in)."""
+        free = [c for c in neighbours(self.pos) if self.memory.is_free(c) and c not in self.memory.agents]
+        if not free:
+            return rules.NOOP
+        return self.moved(move_action(self.pos, self.rng.choice(free)))
+
+    def explore(self) -> int | None:
+        """Walk to the nearest unknown cell (frontier exploration); random wandering when the skill is off.
+
+        None when exploring is on and no unknown cell is reachable (everything reachable is known).
+        """
+        if not self.skills.explore:
+            return self.wander()
+        memory = self.memory
+        target = self.explore_target
+        if target is None or target == self.pos or memory.kind[target] > EMPTY:
+            target = self._pick_frontier()
+            self.explore_target = target
+            if target is None:
+                return None
+        action = self.go_to([target], ("explore", target))
+        if action is None:
+            self.explore_target = None
+            return self.wander()
+        return action
+
+    def _pick_frontier(self) -> Cell | None:
+        memory = self.memory
+        if self.skills.pathfinding:
+            return frontier_target(memory, self.pos, memory.agents, self.rng, VIEW_RADIUS)
+        # Without search: the nearest unknown cell as the crow flies.
+        r0, r1, c0, c1 = memory.bounds
+        rows, cols = np.nonzero(memory.kind[r0 - 1 : r1 + 1, c0 - 1 : c1 + 1] == UNKNOWN)
+        if rows.size == 0:
+            return None
+        distance = np.abs(rows + r0 - 1 - self.pos[0]) + np.abs(cols + c0 - 1 - self.pos[1])
+        best = np.flatnonzero(distance == distance.min())
+        pick = int(best[self.rng.randrange(best.size)])
+        return int(rows[pick]) + r0 - 1, int(cols[pick]) + c0 - 1
+
+    def distance(self, cell: Cell) -> int:
+        return abs(cell[0] - self.pos[0]) + abs(cell[1] - self.pos[1])

@@ -1,0 +1,179 @@
+"""Path planning over the map memory: BFS (optimistic about unknown cells) and the greedy ablation.
+
+The BFS runs on the known bounding box grown by one cell, so unknown cells at the edge are reachable
+(that is what frontier exploration walks into) while the search never floods the empty memory array.
+Positions are (row, col) tuples in memory coordinates; a path excludes the start cell.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Collection
+
+import numpy as np
+
+from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
+
+Cell = tuple[int, int]
+# (action index, row delta, col delta) in `rules.MOVES` order: north, south, west, east.
+STEPS: tuple[tuple[int, int, int], ...] = ((1, -1, 0), (2, 1, 0), (3, 0, -1), (4, 0, 1))
+
+
+def move_action(start: Cell, target: Cell) -> int:
+    """The move action that goes from `start` to the orthogonally adjacent `target`."""
+    dr, dc = target[0] - start[0], target[1] - start[1]
+    for action, sr, sc in STEPS:
+        if (sr, sc) == (dr, dc):
+            return action
+    raise ValueError(f"{target} is not next to {start}")
+
+
+def neighbours(cell: Cell) -> list[Cell]:
+    return [(cell[0] + dr, cell[1] + dc) for _, dr, dc in STEPS]
+
+
+def bfs(
+    memory: MapMemory,
+    start: Cell,
+    goals: Collection[Cell] | None,
+    blocked: Collection[Cell] = (),
+    step_order: tuple[int, ...] = (0, 1, 2, 3),
+    rng: random.Random | None = None,
+) -> list[Cell] | None:
+    """Shortest path from `start` to the nearest goal cell (to the nearest unknown cell if `goals` is None).
+
+    Walkable: known-empty and unknown cells not in `blocked`. Goals must be walkable to be reached.
+    `step_order` is a per-agent permutation of the four directions: ties break differently per agent.
+    With `rng`, the goal is drawn among every goal at the smallest distance (so exploring agents
+    do not all drift the same way).
+    """
+    r0, r1, c0, c1 = memory.bounds
+    r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
+    width = c1 - c0
+    box = memory.kind[r0:r1, c0:c1]
+    walkable = (box <= EMPTY).ravel().tolist()
+    for r, c in blocked:
+        if r0 <= r < r1 and c0 <= c < c1:
+            walkable[(r - r0) * width + (c - c0)] = False
+    if goals is None:
+        is_goal: Callable[[int], bool] = (box == UNKNOWN).ravel().tolist().__getitem__
+    else:
+        goal_set = {(r - r0) * width + (c - c0) for r, c in goals if r0 <= r < r1 and c0 <= c < c1}
+        if not goal_set:
+            return None
+        is_goal = goal_set.__contains__
+    size = len(walkable)
+    source = (start[0] - r0) * width + (start[1] - c0)
+    if not 0 <= source < size:
+        return None
+    deltas = [(-width, 0, -1), (width, 0, 1), (-1, -1, 0), (1, 1, 0)]  # flat delta, col change guard
+    ordered = [deltas[i] for i in step_order]
+    parent = {source: -1}
+    frontier = [source]
+    found = -1
+    while frontier and found < 0:
+        ties = []
+        next_frontier = []
+        for here in frontier:
+            col = here % width
+            for delta, west_guard, east_guard in ordered:
+                there = here + delta
+                if (west_guard and col == 0) or (east_guard and col == width - 1):
+                    continue
+                if 0 <= there < size and there not in parent and walkable[there]:
+                    parent[there] = here
+                    if is_goal(there):
+                        if rng is None:
+                            found = there
+                            break
+                        ties.append(there)
+                    next_frontier.append(there)
+            if found >= 0:
+                break
+        if ties:
+            found = rng.choice(ties) if rng is not None else ties[0]
+        frontier = next_frontier
+    if found < 0:
+        return None
+    path = []
+    while found != source:
+        path.append((found // width + r0, found % width + c0))
+        found = parent[found]
+    path.reverse()
+    return path
+
+
+def greedy_step(
+    memory: MapMemory, start: Cell, goal: Cell, blocked: Collection[Cell], rng: random.Random
+) -> Cell | None:
+    """The pathfinding ablation: a straight-line step that reduces the distance to `goal`, if one is free."""
+    dr, dc = goal[0] - start[0], goal[1] - start[1]
+    options = []
+    if dr:
+        options.append((start[0] + (1 if dr > 0 else -1), start[1]))
+    if dc:
+        options.append((start[0], start[1] + (1 if dc > 0 else -1)))
+    if abs(dc) > abs(dr):
+        options.reverse()
+    for cell in options:
+        if memory.is_free(cell) and cell not in blocked:
+            return cell
+    # Stuck against an obstacle: a random free step, the best a planner without search can do.
+    free = [cell for cell in neighbours(start) if memory.is_free(cell) and cell not in blocked]
+    return rng.choice(free) if free else None
+
+
+def frontier_target(
+    memory: MapMemory, start: Cell, blocked: Collection[Cell], rng: random.Random, view_radius: int
+) -> Cell | None:
+    """The unknown cell worth walking to: most unknown cells around it per step of the way there.
+
+    Nearest-first exploration wanders in open rooms; weighing each reachable unknown cell by how much
+    of a view window around it is still unknown sends the agent towards the big unexplored areas.
+    """
+    r0, r1, c0, c1 = memory.bounds
+    r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
+    height, width = r1 - r0, c1 - c0
+    box = memory.kind[r0:r1, c0:c1]
+    walkable = (box <= EMPTY).ravel().tolist()
+    for r, c in blocked:
+        if r0 <= r < r1 and c0 <= c < c1:
+            walkable[(r - r0) * width + (c - c0)] = False
+    size = len(walkable)
+    source = (start[0] - r0) * width + (start[1] - c0)
+    distance = [-1] * size
+    distance[source] = 0
+    frontier = [source]
+    depth = 0
+    while frontier:
+        depth += 1
+        next_frontier = []
+        for here in frontier:
+            col = here % width
+            for there, ok in (
+                (here - width, True),
+                (here + width, True),
+                (here - 1, col > 0),
+                (here + 1, col < width - 1),
+            ):
+                if ok and 0 <= there < size and distance[there] < 0 and walkable[there]:
+                    distance[there] = depth
+                    next_frontier.append(there)
+        frontier = next_frontier
+    dist = np.array(distance, dtype=np.int32).reshape(height, width)
+    unknown = box == UNKNOWN
+    candidates = unknown & (dist > 0)
+    if not candidates.any():
+        return None
+    # Unknown cells within the view window of every cell, by a 2-D prefix sum.
+    prefix = np.zeros((height + 1, width + 1), dtype=np.int32)
+    prefix[1:, 1:] = unknown.cumsum(0).cumsum(1)
+    rows = np.arange(height)
+    cols = np.arange(width)
+    top, bottom = np.clip(rows - view_radius, 0, height), np.clip(rows + view_radius + 1, 0, height)
+    left, right = np.clip(cols - view_radius, 0, width), np.clip(cols + view_radius + 1, 0, width)
+    gain = prefix[bottom][:, right] - prefix[top][:, right] - prefix[bottom][:, left] + prefix[top][:, left]
+    utility = np.where(candidates, gain / (dist + view_radius), -1.0)
+    best = np.flatnonzero(utility >= utility.max() - 1e-9)
+    pick = int(best[rng.randrange(best.size)])
+    return pick // width + r0, pick % width + c0
