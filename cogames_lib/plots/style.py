@@ -10,9 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import matplotlib
-
-matplotlib.use("Agg", force=False)  # figures are rendered to files and notebooks, never to a window
-
 import matplotlib.pyplot as plt
 import pandas as pd
 

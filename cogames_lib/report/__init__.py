@@ -1,0 +1,31 @@
+"""Reports: papermill runs of the notebooks, offline HTML pages, and an index written last.
+
+`run_report(profile, out_dir)` is what `cogames-lib report` calls; `cogames_lib.report.notebook` holds the
+small helpers the notebooks themselves call (one-line parameter errors, atomic table and summary writes).
+Names are imported lazily so that a notebook importing the helpers does not pay for papermill/nbconvert.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "ExecutionResult": "cogames_lib.report.execute",
+    "execute_notebook": "cogames_lib.report.execute",
+    "export_html": "cogames_lib.report.export",
+    "PROFILES": "cogames_lib.report.profiles",
+    "NotebookRun": "cogames_lib.report.profiles",
+    "Profile": "cogames_lib.report.profiles",
+    "ProjectPath": "cogames_lib.report.profiles",
+    "get_profile": "cogames_lib.report.profiles",
+    "ReportResult": "cogames_lib.report.runner",
+    "run_report": "cogames_lib.report.runner",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'cogames_lib.report' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

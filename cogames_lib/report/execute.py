@@ -1,0 +1,113 @@
+"""Run one notebook with papermill and classify the result: ok, failed (a cell raised) or timed out.
+
+papermill raises `PapermillExecutionError` when a cell raises, after saving the notebook with the error
+shown. A cell that runs past `execution_timeout` is different: nbclient raises `CellTimeoutError`, and
+the notebook papermill saved looks complete (no error output, every cell "completed"). We therefore mark
+the timed-out cell ourselves so the exported page shows what happened. A dead kernel is handled the same
+way. The executed notebook is written under a temporary name and renamed when execution ends.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+OK, FAILED, TIMED_OUT = "ok", "failed", "timed_out"
+KERNEL_NAME = "python3"
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    """What happened to one notebook; `message` is one line (empty when ok)."""
+
+    status: str
+    message: str
+    duration_s: float
+    notebook_path: Path
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _mark_interrupted_cell(path: Path, ename: str, evalue: str) -> None:
+    """Add an error output to the cell that was running and a banner at the top of the notebook."""
+    notebook = nbformat.read(path, as_version=4)
+    started = [
+        index
+        for index, cell in enumerate(notebook.cells)
+        if cell.get("metadata", {}).get("papermill", {}).get("start_time")
+    ]
+    if started:
+        cell = notebook.cells[started[-1]]
+        cell.setdefault("outputs", []).append(
+            nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[f"{ename}: {evalue}"])
+        )
+        cell.metadata.setdefault("papermill", {}).update(exception=True, status="failed")
+    banner = nbformat.v4.new_markdown_cell(
+        f'<span style="color:red; font-size:2em">Execution stopped: {ename}</span>\n\n'
+        f"The notebook did not finish; the cell that was running is marked with the error below."
+    )
+    banner.metadata["tags"] = ["cogames-error-banner"]
+    notebook.cells.insert(0, banner)
+    notebook.metadata.setdefault("papermill", {})["exception"] = True
+    nbformat.write(notebook, path)
+
+
+def execute_notebook(
+    input_path: str | os.PathLike[str],
+    output_path: str | os.PathLike[str],
+    parameters: dict[str, Any],
+    cell_timeout_s: float | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    kernel_name: str = KERNEL_NAME,
+    progress: bool = False,
+) -> ExecutionResult:
+    """Execute `input_path` with `parameters` into `output_path`; never raises for a notebook failure."""
+    import papermill
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    from papermill.exceptions import PapermillExecutionError
+
+    output = Path(output_path)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    running = output.with_name(f".{output.stem}.running.ipynb")
+    started = time.perf_counter()
+    status, message = OK, ""
+    try:
+        papermill.execute_notebook(
+            str(input_path),
+            str(running),
+            parameters=parameters,
+            kernel_name=kernel_name,
+            progress_bar=progress,
+            execution_timeout=cell_timeout_s,
+            cwd=str(cwd) if cwd is not None else None,
+        )
+    except PapermillExecutionError as error:
+        status, message = FAILED, _one_line(f"cell {error.exec_count}: {error.ename}: {error.evalue}")
+    except CellTimeoutError as error:
+        status, message = TIMED_OUT, _one_line(f"cell timed out after {cell_timeout_s} s: {error}")
+        if running.exists():
+            _mark_interrupted_cell(running, "CellTimeoutError", message)
+    except DeadKernelError as error:
+        status, message = FAILED, _one_line(f"the kernel died: {error}")
+        if running.exists():
+            _mark_interrupted_cell(running, "DeadKernelError", message)
+    except Exception as error:
+        status, message = FAILED, _one_line(f"{type(error).__name__}: {error}")
+    duration = time.perf_counter() - started
+    if running.exists():
+        os.replace(running, output)
+    elif output.exists():
+        output.unlink()  # never leave a previous run's notebook posing as this run's
+    return ExecutionResult(status, message, duration, output)

@@ -1,0 +1,58 @@
+"""Export an executed notebook to one self-contained HTML page that opens offline.
+
+Code cells are hidden (outputs only), images are embedded as data URIs, and the loaders nbconvert's lab
+template pulls from a CDN (require.js, MathJax, mermaid, widgets) are removed by a small template that
+extends it. Text outputs (logs, tracebacks, DataFrames) are escaped by nbconvert; nothing here inserts
+raw HTML from a notebook.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from jinja2 import DictLoader
+
+from cogames_lib.report.notebook import atomic_write_text
+
+TEMPLATE_NAME = "cogames_offline.html.j2"
+# Every block that would load a script or font from the network is emptied.
+OFFLINE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block extra_css -%}
+<style>
+  body { max-width: 1200px; margin: 0 auto; padding: 0 1em; }
+  .cogames-back { font-family: sans-serif; margin: 1em 0; }
+</style>
+{%- endblock extra_css -%}
+{%- block body_header -%}
+{{ super() }}
+<p class="cogames-back"><a href="index.html">&larr; back to the report index</a></p>
+{%- endblock body_header -%}
+"""
+
+
+def html_exporter():  # type: ignore[no-untyped-def]
+    from nbconvert import HTMLExporter
+
+    return HTMLExporter(
+        extra_loaders=[DictLoader({TEMPLATE_NAME: OFFLINE_TEMPLATE})],
+        template_file=TEMPLATE_NAME,
+        exclude_input=True,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+        embed_images=True,
+    )
+
+
+def export_html(notebook_path: str | os.PathLike[str], html_path: str | os.PathLike[str], title: str) -> Path:
+    """Write the HTML page of an executed notebook (atomically); returns its path."""
+    import nbformat
+
+    notebook = nbformat.read(notebook_path, as_version=4)
+    notebook.metadata["title"] = title
+    body, _resources = html_exporter().from_notebook_node(notebook)
+    return atomic_write_text(html_path, body)

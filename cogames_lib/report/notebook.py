@@ -1,0 +1,134 @@
+"""Helpers the notebooks call: one-line parameter errors, atomic table/summary/figure writes, display.
+
+Notebooks are views of the files they write: every table goes to `out_dir` as parquet and CSV, every
+figure as PNG, and the headline numbers as `summary.json`; the report's index reads only those files.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import warnings
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cogames_lib.errors import CogamesLibError, ParameterError
+
+SUMMARY_FILE = "summary.json"
+
+# Without ipywidgets (not a dependency), `tqdm.auto` falls back to the text bar, which is what we want in
+# JupyterLab and in exported pages alike; its warning about the missing widget would only be noise.
+warnings.filterwarnings("ignore", message="IProgress not found")
+
+
+def short_errors() -> None:
+    """In IPython, show a `CogamesLibError` as its one-line message instead of a long traceback.
+
+    The cell still fails (papermill still stops and reports it); only the display is shortened, so a
+    user who passed a bad parameter reads one line that names it.
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: normal tracebacks are fine
+        return
+    shell = get_ipython()
+    if shell is None:
+        return
+
+    def handler(
+        shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: int | None = None
+    ) -> list[str]:
+        line = f"{etype.__name__}: {value}"
+        shell._showtraceback(etype, value, [line])
+        return [line]
+
+    shell.set_custom_exc((CogamesLibError,), handler)
+
+
+def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
+    """Create `out_dir` (parents too); a path that exists as a file is a parameter error."""
+    path = Path(out_dir).expanduser()
+    if path.exists() and not path.is_dir():
+        raise ParameterError(f"out_dir: {str(path)!r} exists and is not a folder")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
+    # Write next to the target then rename: a reader never sees half a file, even if we are killed.
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    temp = Path(temp_name)
+    try:
+        write(temp)
+        os.replace(temp, path)
+    finally:
+        temp.unlink(missing_ok=True)
+    return path
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+    return _atomic_write(Path(path), lambda temp: temp.write_text(text, encoding="utf-8"))
+
+
+def save_table(frame: pd.DataFrame, out_dir: str | os.PathLike[str], name: str) -> Path:
+    """Write `name.parquet` and `name.csv` into out_dir (atomically); returns the parquet path."""
+    folder = Path(out_dir)
+    _atomic_write(folder / f"{name}.csv", lambda temp: frame.to_csv(temp, index=False))
+    return _atomic_write(folder / f"{name}.parquet", lambda temp: frame.to_parquet(temp, index=False))
+
+
+def _plain(value: Any) -> Any:
+    # numpy scalars and NaN are not JSON: turn them into Python numbers and null.
+    if hasattr(value, "item") and not isinstance(value, (list, dict, str)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def write_summary(out_dir: str | os.PathLike[str], headline: Mapping[str, Any]) -> Path:
+    """Write the headline numbers as `summary.json` (flat name -> number or short text)."""
+    text = json.dumps(_plain(dict(headline)), indent=2, sort_keys=False)
+    return atomic_write_text(Path(out_dir) / SUMMARY_FILE, text + "\n")
+
+
+def read_summary(out_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
+    path = Path(out_dir) / SUMMARY_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int = 100) -> Path:
+    """Save a figure as `name.png` in out_dir, display it once in the notebook, and close it.
+
+    Closing matters: the inline backend would otherwise show the same figure a second time.
+    """
+    import matplotlib.pyplot as plt
+
+    path = _atomic_write(
+        Path(out_dir) / f"{name}.png", lambda temp: figure.savefig(temp, format="png", dpi=dpi)
+    )
+    try:
+        from IPython.display import display
+
+        display(figure)
+    except ImportError:
+        pass
+    plt.close(figure)
+    return path

@@ -1,0 +1,171 @@
+"""Report profiles as data: which notebooks run, with which parameters, under which cell timeout.
+
+`quick` is the README's main command: small enough to finish in about a minute on a 2-core laptop
+(a subset of diagnostics and seeds, a short probe training run, the synthetic Mindcraft sample tree).
+`full` uses the documents' settings (10 seeds, 1/2/4 agents, probes every 100 epochs over thousands).
+Paths are `ProjectPath`s, relative to the project root, resolved when the report runs; `out_dir` is
+filled in per notebook by the runner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cogames_lib.errors import UnknownNameError, close_matches_message
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class ProjectPath:
+    """A path relative to the project root (kept relative in the table, absolute at run time)."""
+
+    relative: str
+
+    def resolve(self, root: Path = PROJECT_ROOT) -> str:
+        return str((root / self.relative).resolve())
+
+
+@dataclass(frozen=True)
+class NotebookRun:
+    notebook: str  # file stem under notebooks/
+    title: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    cell_timeout_s: float | None  # None: no limit (the full profile may run for hours)
+    runs: tuple[NotebookRun, ...]
+
+
+QUICK_DIAGNOSTICS = [
+    "diagnostic_chest_navigation1",
+    "diagnostic_chest_deposit_near",
+    "diagnostic_assemble_seeded_near",
+    "diagnostic_extract_missing_oxygen",
+    "diagnostic_charge_up",
+    "diagnostic_chorus_pair",
+]
+MINDCRAFT_SAMPLE = ProjectPath("data/mindcraft_sample")
+MINDCRAFT_TASKS = ProjectPath("data/mindcraft_tasks")
+
+PROFILES: dict[str, Profile] = {
+    "quick": Profile(
+        name="quick",
+        description="small sweep, short probe training, synthetic Mindcraft sample (about a minute)",
+        cell_timeout_s=600,
+        runs=(
+            NotebookRun(
+                "diagnostics_sweep",
+                "Cogs vs Clips diagnostics",
+                dict(
+                    policies=["scripted", "random", "noop"],
+                    diagnostics=QUICK_DIAGNOSTICS,
+                    agent_counts=[1, 2],
+                    seeds=3,
+                    workers=2,
+                    backend="local",
+                    scheduler="",
+                ),
+            ),
+            NotebookRun(
+                "mindcraft_outcomes",
+                "Mindcraft agent-log outcomes",
+                dict(
+                    experiment_roots=[MINDCRAFT_SAMPLE],
+                    task_files=[MINDCRAFT_TASKS],
+                    model_name="",
+                    no_score_policy="failure",
+                ),
+            ),
+            NotebookRun(
+                "probe_tests",
+                "Stag-hunt probe tests",
+                dict(
+                    conditions=["all_can_hunt", "not_all_can_hunt"],
+                    epochs=30,
+                    probe_every=10,
+                    seeds=[0],
+                    max_test_steps=15,
+                    probe_folder="",
+                ),
+            ),
+        ),
+    ),
+    "full": Profile(
+        name="full",
+        description="the documents' settings: every diagnostic, 10 seeds, 1/2/4 agents, 3000-epoch probes",
+        cell_timeout_s=None,
+        runs=(
+            NotebookRun(
+                "diagnostics_sweep",
+                "Cogs vs Clips diagnostics",
+                dict(
+                    policies=[
+                        "scripted",
+                        "scripted-no-memory",
+                        "scripted-no-explore",
+                        "scripted-no-pathfinding",
+                        "scripted-no-chorus",
+                        "scripted-no-recharge",
+                        "scripted-no-unclip",
+                        "random",
+                        "noop",
+                    ],
+                    diagnostics="all",
+                    agent_counts=[1, 2, 4],
+                    seeds=10,
+                    workers=0,
+                    backend="local",
+                    scheduler="",
+                ),
+            ),
+            NotebookRun(
+                "mindcraft_outcomes",
+                "Mindcraft agent-log outcomes",
+                dict(
+                    experiment_roots=[MINDCRAFT_SAMPLE],
+                    task_files=[MINDCRAFT_TASKS],
+                    model_name="",
+                    no_score_policy="failure",
+                ),
+            ),
+            NotebookRun(
+                "probe_tests",
+                "Stag-hunt probe tests",
+                dict(
+                    conditions=["all_can_hunt", "not_all_can_hunt"],
+                    epochs=3000,
+                    probe_every=100,
+                    seeds=[0, 1, 2],
+                    max_test_steps=15,
+                    probe_folder="",
+                ),
+            ),
+        ),
+    ),
+}
+
+
+def get_profile(name: str) -> Profile:
+    if name not in PROFILES:
+        raise UnknownNameError(close_matches_message("report profile", name, sorted(PROFILES)))
+    return PROFILES[name]
+
+
+def resolve_parameters(parameters: dict[str, Any], root: Path = PROJECT_ROOT) -> dict[str, Any]:
+    """Replace every `ProjectPath` (alone or in a list) by an absolute path string."""
+
+    def resolve(value: Any) -> Any:
+        if isinstance(value, ProjectPath):
+            return value.resolve(root)
+        if isinstance(value, list):
+            return [resolve(item) for item in value]
+        return value
+
+    return {name: resolve(value) for name, value in parameters.items()}

@@ -1,0 +1,137 @@
+"""`run_report`: execute every notebook of a profile, export each to HTML, then write the index.
+
+Layout of `reports/NAME/`: `<notebook>.ipynb` (executed), `<notebook>.html` (its page), `<notebook>/`
+(the tables, figures and summary.json the notebook wrote), and `index.html`, written last. Notebooks run
+one after another, or in separate processes with `jobs > 1` (papermill changes the process's working
+directory, so threads would race).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from multiprocessing import get_context
+from pathlib import Path
+
+from cogames_lib.errors import ParameterError
+from cogames_lib.report.execute import OK, execute_notebook
+from cogames_lib.report.export import export_html
+from cogames_lib.report.index import NotebookReport, collect_versions, git_commit, render_index, write_index
+from cogames_lib.report.notebook import SUMMARY_FILE, read_summary
+from cogames_lib.report.profiles import PROJECT_ROOT, NotebookRun, Profile, get_profile, resolve_parameters
+
+INDEX_FILE = "index.html"
+
+
+@dataclass(frozen=True)
+class ReportResult:
+    index_path: Path
+    notebooks: tuple[NotebookReport, ...]
+    run_time_s: float
+
+    @property
+    def ok(self) -> bool:
+        return all(report.ok for report in self.notebooks)
+
+
+def _run_one(
+    run: NotebookRun, notebooks_dir: str, out_dir: str, cell_timeout_s: float | None
+) -> NotebookReport:
+    out = Path(out_dir)
+    notebook_out = out / run.notebook
+    notebook_out.mkdir(parents=True, exist_ok=True)
+    (notebook_out / SUMMARY_FILE).unlink(missing_ok=True)  # a stale summary must not pose as this run's
+    parameters = {**resolve_parameters(run.parameters), "out_dir": str(notebook_out.resolve())}
+    executed = execute_notebook(
+        Path(notebooks_dir) / f"{run.notebook}.ipynb",
+        out / f"{run.notebook}.ipynb",
+        parameters,
+        cell_timeout_s=cell_timeout_s,
+        cwd=notebooks_dir,
+    )
+    status, message = executed.status, executed.message
+    html_file: str | None = None
+    if executed.notebook_path.exists():
+        try:
+            export_html(executed.notebook_path, out / f"{run.notebook}.html", run.title)
+            html_file = f"{run.notebook}.html"
+        except Exception as error:
+            status = "failed"
+            message = f"{message} | HTML export failed: {type(error).__name__}: {error}".strip(" |")
+    return NotebookReport(
+        notebook=run.notebook,
+        title=run.title,
+        status=status,
+        message=message,
+        duration_s=executed.duration_s,
+        parameters=parameters,
+        html_file=html_file,
+        notebook_file=f"{run.notebook}.ipynb" if executed.notebook_path.exists() else None,
+        out_dir=run.notebook,
+        summary=read_summary(notebook_out) if status == OK else None,
+    )
+
+
+def run_report(
+    profile: str | Profile,
+    out_dir: str | os.PathLike[str],
+    jobs: int = 1,
+    notebooks_dir: str | os.PathLike[str] | None = None,
+    cell_timeout_s: float | None = None,
+    progress: bool = True,
+) -> ReportResult:
+    """Run a report profile into `out_dir`; failures are recorded (and shown), never raised."""
+    from tqdm.auto import tqdm
+
+    chosen = get_profile(profile) if isinstance(profile, str) else profile
+    if jobs < 1:
+        raise ParameterError(f"jobs: must be at least 1, got {jobs}")
+    source = Path(notebooks_dir) if notebooks_dir is not None else PROJECT_ROOT / "notebooks"
+    missing = [run.notebook for run in chosen.runs if not (source / f"{run.notebook}.ipynb").is_file()]
+    if missing:
+        raise ParameterError(
+            f"notebooks_dir: {str(source)!r} has no {', '.join(m + '.ipynb' for m in missing)}"
+        )
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ParameterError(f"out: {str(out)!r} exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / INDEX_FILE).unlink(missing_ok=True)  # until this run's index exists, there is no report
+    timeout = cell_timeout_s if cell_timeout_s is not None else chosen.cell_timeout_s
+    started = time.perf_counter()
+    bar = tqdm(total=len(chosen.runs), desc=f"report {chosen.name}", unit="notebook", disable=not progress)
+    reports: dict[str, NotebookReport] = {}
+    if jobs == 1:
+        for run in chosen.runs:
+            bar.set_postfix_str(run.notebook)
+            reports[run.notebook] = _run_one(run, str(source.resolve()), str(out.resolve()), timeout)
+            bar.update()
+    else:
+        with ProcessPoolExecutor(
+            max_workers=min(jobs, len(chosen.runs)), mp_context=get_context("spawn")
+        ) as pool:
+            futures = {
+                pool.submit(_run_one, run, str(source.resolve()), str(out.resolve()), timeout): run
+                for run in chosen.runs
+            }
+            for future in as_completed(futures):
+                report = future.result()
+                reports[report.notebook] = report
+                bar.update()
+    bar.close()
+    ordered = tuple(reports[run.notebook] for run in chosen.runs)
+    run_time = time.perf_counter() - started
+    page = render_index(
+        ordered,
+        chosen.name,
+        chosen.description,
+        run_time,
+        datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        collect_versions(),
+        git_commit(PROJECT_ROOT),
+    )
+    index_path = write_index(out / INDEX_FILE, page)
+    return ReportResult(index_path, ordered, run_time)
