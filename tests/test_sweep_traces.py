@@ -1,0 +1,39 @@
+"""Traces written by a sweep: stored per chunk, loaded and filtered as a tidy table."""
+
+from __future__ import annotations
+
+import pytest
+
+from cogames_lib.errors import ParameterError
+from cogames_lib.sweep import load_traces, run_sweep
+from tests.test_sweep_fakes import FakeSpec
+
+
+def test_sweep_traces_load_filtered_by_status_and_key(tmp_path):
+    episodes = run_sweep(
+        [FakeSpec("wander")],
+        ["chest_deposit_near"],
+        [1],
+        6,
+        tmp_path,
+        workers=2,
+        record_traces=True,
+        progress=False,
+    )
+    assert set(episodes["status"].astype(str)) == {"SUCCESS", "TIMED_OUT"}
+    traces = load_traces(tmp_path)
+    per_episode = traces.groupby("seed")["step"].max()
+    assert per_episode.to_dict() == dict(zip(episodes["seed"], episodes["steps"], strict=True))
+    failed = load_traces(tmp_path, status="TIMED_OUT")
+    assert set(failed["seed"]) == set(episodes.loc[episodes["status"] == "TIMED_OUT", "seed"])
+    one = load_traces(
+        tmp_path, diagnostic="diagnostic_chest_deposit_near", seed=int(episodes["seed"].iloc[0])
+    )
+    assert one["seed"].nunique() == 1 and list(one["step"]) == sorted(one["step"])
+    assert {"row", "col", "vibe", "action", "action_success", "event"} <= set(traces.columns)
+
+
+def test_load_traces_without_traces_is_a_clear_error(tmp_path):
+    run_sweep([FakeSpec("wander")], ["chest_deposit_near"], [1], 1, tmp_path, progress=False)
+    with pytest.raises(ParameterError, match="record_traces=True"):
+        load_traces(tmp_path)
