@@ -36,12 +36,13 @@ import pandas as pd
 from cogames_lib.errors import ParameterError
 from cogames_lib.mindcraft.discovery import (
     NO_SCORE_POLICIES,
+    SkippedFolder,
     as_path_list,
-    find_task_folders,
+    decide_folder,
     validate_analysis_parameters,
 )
 from cogames_lib.mindcraft.runs import extract_result, read_model_name
-from cogames_lib.mindcraft.tasks import load_task_definitions
+from cogames_lib.mindcraft.tasks import load_task_definitions, task_definition_metrics
 from cogames_lib.outcomes import CompletionStatus, status_categorical
 
 NO_VERDICT_STATUSES: frozenset[str] = frozenset(
@@ -156,39 +157,108 @@ def flatten_run(run: Mapping[str, Any], no_score_policy: str) -> dict[str, Any]:
     return row
 
 
-def _extract_chunk(jobs: list[tuple[str, Mapping[str, Any] | None, str | None]]) -> list[dict[str, Any]]:
-    return [
-        extract_result(folder, definition, model, read_results_file=False)
-        for folder, definition, model in jobs
-    ]
+# A folder to look at: (root index, path parts below the root, path, depth). Sorting by the first
+# two gives exactly the order of a sorted depth-first walk, whatever the number of workers.
+Candidate = tuple[int, tuple[str, ...], str, int]
+
+
+def _process_chunk(
+    chunk: list[Candidate], definitions: Mapping[str, Any]
+) -> list[tuple[tuple[int, tuple[str, ...]], str, Any]]:
+    """Decide and (for task folders) parse each candidate: one directory scan per folder."""
+    results: list[tuple[tuple[int, tuple[str, ...]], str, Any]] = []
+    metrics_by_task: dict[str, dict[str, Any]] = {}
+    for root_index, parts, path, depth in chunk:
+        action, payload = decide_folder(path, depth)
+        key = (root_index, parts)
+        if action == "task":
+            task_id = os.path.basename(path)
+            definition = definitions.get(task_id)
+            if task_id not in metrics_by_task:
+                metrics_by_task[task_id] = task_definition_metrics(task_id, definition)
+            run = extract_result(
+                path,
+                definition,
+                None,
+                read_results_file=False,
+                listing=payload,
+                metrics=dict(metrics_by_task[task_id]),
+            )
+            results.append((key, "task", run))
+        elif action == "walk":
+            results.append((key, "walk", payload.subfolders))
+        else:
+            results.append((key, "skip", payload))
+    return results
 
 
 def _chunks(items: list[Any], size: int) -> list[list[Any]]:
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
-def extract_many(
-    jobs: list[tuple[str, Mapping[str, Any] | None, str | None]],
+def collect_runs(
+    roots: list[str],
+    definitions: Mapping[str, Any],
     workers: int = 1,
     progress: bool = False,
     chunk_size: int = 200,
-) -> list[dict[str, Any]]:
-    """Per-run dicts in job order; `workers > 1` spreads chunks over processes (same result)."""
+) -> tuple[list[dict[str, Any]], list[SkippedFolder]]:
+    """(per-run dicts, skipped folders) for roots, walking and parsing in chunks over `workers`
+    processes; the result is identical for any number of workers (sorted walk order, deduplicated)."""
     from tqdm.auto import tqdm
 
-    chunks = _chunks(jobs, chunk_size)
-    results: list[dict[str, Any]] = []
-    with tqdm(total=len(jobs), desc="task folders", unit="folder", disable=not progress) as bar:
-        if workers <= 1 or len(chunks) <= 1:
-            for chunk in chunks:
-                results.extend(_extract_chunk(chunk))
-                bar.update(len(chunk))
-        else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for chunk_result in pool.map(_extract_chunk, chunks):  # map keeps the order
-                    results.extend(chunk_result)
-                    bar.update(len(chunk_result))
-    return results
+    real_roots = [os.path.realpath(root) for root in roots]
+    pending: list[Candidate] = [(index, (), os.path.normpath(root), 0) for index, root in enumerate(roots)]
+    decided: list[tuple[tuple[int, tuple[str, ...]], str, Any]] = []
+    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    try:
+        with tqdm(desc="task folders", unit="folder", disable=not progress) as bar:
+            while pending:
+                chunks = _chunks(pending, chunk_size)
+                jobs = [
+                    (
+                        chunk,
+                        {
+                            name: definitions[name]
+                            for _, _, path, _ in chunk
+                            if (name := os.path.basename(path)) in definitions
+                        },
+                    )
+                    for chunk in chunks
+                ]
+                if pool is None or len(chunks) == 1:
+                    outputs = (_process_chunk(chunk, subset) for chunk, subset in jobs)
+                else:
+                    outputs = pool.map(_process_chunk, *zip(*jobs, strict=True))
+                next_pending: list[Candidate] = []
+                for (chunk, _), output in zip(jobs, outputs, strict=True):
+                    for (key, action, payload), candidate in zip(output, chunk, strict=True):
+                        decided.append((key, action, payload))
+                        if action == "walk":
+                            root_index, parts, path, depth = candidate
+                            next_pending.extend(
+                                (root_index, (*parts, name), os.path.join(path, name), depth + 1)
+                                for name in payload
+                            )
+                    bar.update(sum(1 for _, action, _ in output if action == "task"))
+                pending = next_pending
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    decided.sort(key=lambda item: item[0])
+    runs: list[dict[str, Any]] = []
+    skipped: list[SkippedFolder] = []
+    seen: set[str] = set()
+    for (root_index, parts), action, payload in decided:
+        if action == "task":
+            real = os.path.join(real_roots[root_index], *parts)
+            if real not in seen:
+                seen.add(real)
+                runs.append(payload)
+        elif action == "skip":
+            path = os.path.join(os.path.normpath(roots[root_index]), *parts)
+            skipped.append(SkippedFolder(path, payload))
+    return runs, skipped
 
 
 def _definitions(
@@ -229,15 +299,13 @@ def aggregate_results(
     if workers < 1:
         raise ParameterError(f"workers: must be >= 1, got {workers}")
     definitions = _definitions(task_definitions)
-    folders, skipped = find_task_folders(roots)
+    runs, skipped = collect_runs(roots, definitions, workers=workers, progress=progress)
     model_by_root: dict[str, str | None] = {}
-    jobs = []
-    for folder in folders:
-        root = os.path.dirname(folder)
+    for run in runs:  # results.txt is read once per experiment, here rather than per folder
+        root = os.path.dirname(run["folder_path"])
         if root not in model_by_root:
             model_by_root[root] = model_name if model_name is not None else read_model_name(root)
-        jobs.append((folder, definitions.get(os.path.basename(folder)), model_by_root[root]))
-    runs = extract_many(jobs, workers=workers, progress=progress)
+        run["model_name"] = model_by_root[root]
     frame = runs_frame([flatten_run(run, no_score_policy) for run in runs], no_score_policy)
     frame.attrs["skipped_folders"] = [{"path": item.path, "reason": item.reason} for item in skipped]
     return frame
@@ -318,6 +386,6 @@ __all__ = [
     "RUN_COLUMNS",
     "agents_table",
     "aggregate_results",
-    "extract_many",
+    "collect_runs",
     "runs_table",
 ]

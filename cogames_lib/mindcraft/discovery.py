@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.logs import parse_agent_log_name
+from cogames_lib.mindcraft.logs import AGENT_LOG_NAME
 
 NON_TASK_FOLDER_NAMES: frozenset[str] = frozenset({"analysis_results", "__pycache__"})
 NO_SCORE_POLICIES: tuple[str, ...] = ("failure", "exclude")
@@ -40,31 +40,69 @@ def as_path_list(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     return [os.fspath(path) for path in paths]
 
 
-def _classify_folder(path: str) -> tuple[str, list[str]]:
-    """("logs" | "empty" | "walk" | "skip: <reason>", sorted sub-directory paths)."""
-    has_log = False
-    has_other_file = False
+@dataclass(frozen=True)
+class FolderListing:
+    """One `os.scandir` of a folder, sorted; `logs` holds (file name, agent name, run index)."""
+
+    kind: str  # "logs" | "empty" | "walk" | "skip"
+    logs: tuple[tuple[str, str, int], ...] = ()
+    others: tuple[str, ...] = ()
+    subfolders: tuple[str, ...] = ()
+    reason: str = ""
+
+
+def list_folder(path: str) -> FolderListing:
+    """Scan a folder once; the only directory read a task folder ever gets."""
+    logs: list[tuple[int, str, str]] = []
+    others: list[str] = []
     subfolders: list[str] = []
     try:
         with os.scandir(path) as entries:
             for entry in entries:
-                if entry.name.startswith("."):  # .gitkeep, .DS_Store: never evidence either way
+                name = entry.name
+                if name[0] == ".":  # .gitkeep, .DS_Store: never evidence either way
                     continue
                 if entry.is_dir(follow_symlinks=False):
-                    subfolders.append(entry.path)
-                elif parse_agent_log_name(entry.name) is not None:
-                    has_log = True
+                    subfolders.append(name)
+                    continue
+                match = AGENT_LOG_NAME.match(name)
+                if match is None:
+                    others.append(name)
                 else:
-                    has_other_file = True
+                    logs.append((int(match.group("run")), match.group("agent"), name))
     except OSError as error:
-        return f"skip: unreadable ({error.strerror or error})", []
-    if has_log:
-        return "logs", []
+        return FolderListing("skip", reason=f"unreadable ({error.strerror or error})")
+    logs.sort()
+    others.sort()
+    subfolders.sort()
+    log_entries = tuple((name, agent, run) for run, agent, name in logs)
+    if logs:
+        return FolderListing("logs", log_entries, tuple(others), tuple(subfolders))
     if subfolders:  # an experiment root: task folders plus results.txt and friends
-        return "walk", sorted(subfolders)
-    if has_other_file:
-        return "skip: no agent-log files", []
-    return "empty", []
+        return FolderListing("walk", (), tuple(others), tuple(subfolders))
+    if others:
+        return FolderListing("skip", (), tuple(others), reason="no agent-log files")
+    return FolderListing("empty")
+
+
+def decide_folder(path: str, depth: int) -> tuple[str, FolderListing | str]:
+    """("task", listing) | ("walk", listing) | ("skip", reason) for a folder `depth` levels below a root.
+
+    An empty directory is an unrun task below a root, but a root with nothing in it is no task.
+    """
+    name = os.path.basename(path)
+    if name in NON_TASK_FOLDER_NAMES:
+        return "skip", f"{name} is not a task folder"
+    listing = list_folder(path)
+    if listing.kind == "logs" or (listing.kind == "empty" and depth > 0):
+        return "task", listing
+    if listing.kind == "empty":
+        return "skip", "empty root: no task folders"
+    if listing.kind == "walk":
+        if depth >= MAX_WALK_DEPTH:
+            return "skip", f"deeper than {MAX_WALK_DEPTH} levels below a root"
+        return "walk", listing
+    return "skip", listing.reason
 
 
 def find_task_folders(
@@ -75,31 +113,21 @@ def find_task_folders(
     skipped: list[SkippedFolder] = []
     seen: set[str] = set()
 
-    def visit(path: str, depth: int) -> None:
-        name = os.path.basename(path)
-        if name in NON_TASK_FOLDER_NAMES:
-            skipped.append(SkippedFolder(path, f"{name} is not a task folder"))
-            return
-        kind, subfolders = _classify_folder(path)
-        # An empty directory is an unrun task below a root, but a root with nothing in it is no task.
-        if kind == "logs" or (kind == "empty" and depth > 0):
-            real = os.path.realpath(path)
+    def visit(path: str, real: str, depth: int) -> None:
+        action, payload = decide_folder(path, depth)
+        if action == "task":
             if real not in seen:
                 seen.add(real)
                 found.append(path)
-        elif kind == "empty":
-            skipped.append(SkippedFolder(path, "empty root: no task folders"))
-        elif kind == "walk":
-            if depth >= MAX_WALK_DEPTH:
-                skipped.append(SkippedFolder(path, f"deeper than {MAX_WALK_DEPTH} levels below a root"))
-                return
-            for subfolder in subfolders:
-                visit(subfolder, depth + 1)
+        elif action == "walk":
+            assert isinstance(payload, FolderListing)
+            for name in payload.subfolders:
+                visit(os.path.join(path, name), os.path.join(real, name), depth + 1)
         else:
-            skipped.append(SkippedFolder(path, kind.removeprefix("skip: ")))
+            skipped.append(SkippedFolder(path, str(payload)))
 
     for root in as_path_list(roots):
-        visit(os.path.normpath(root), 0)
+        visit(os.path.normpath(root), os.path.realpath(root), 0)
     return found, skipped
 
 

@@ -23,7 +23,7 @@ Outcome dict keys (one row of the `mindcraft_agents` table):
 | `final_system_message` | the system message that decided the verdict (None when there is none) |
 | `turn_count` | number of turns in the log (None when unreadable) |
 | `agent_log_processed` | False exactly when the status is LOG_FILE_ERROR |
-| `parsing_errors` | list of human-readable problems (reason of a LOG_FILE_ERROR, skipped turns, clipping) |
+| `parsing_errors` | human-readable problems: reason of a LOG_FILE_ERROR, clipping, stale scores, and malformed turns (counted when the turns are walked, i.e. when the log holds a verdict phrase) |
 | `file_size_bytes` | size read (None when unreadable) |
 
 Speed matters (tens of thousands of logs per second): the file is read with one `os.read`, decoded
@@ -34,6 +34,7 @@ verdict phrase at all; regexes are compiled once.
 from __future__ import annotations
 
 import json
+import json.scanner
 import math
 import os
 import re
@@ -67,6 +68,11 @@ VERDICT_MARKERS: tuple[bytes, ...] = (b"Task ended", b"ended with code", b"\\u")
 SCORE_SCALE_BY_TASK_TYPE: dict[str, float] = {"construction": 100.0, "cooking": 1.0, "techtree": 1.0}
 
 _READ_CHUNK = 1 << 16
+_NO_SCORE = CompletionStatus.NO_SCORE_LOGGED.value
+_LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
+# The C scanner behind json.loads, called directly: saves three Python-level calls per log.
+_scan_once = getattr(json.scanner, "c_make_scanner", None)
+_scan_once = _scan_once(json.JSONDecoder()) if _scan_once is not None else None
 
 
 def parse_agent_log_name(file_name: str) -> tuple[str, int] | None:
@@ -99,7 +105,7 @@ def _error(file_name: str, reason: str, size: int | None) -> dict[str, Any]:
         "file_name": file_name,
         "agent_name": names[0] if names else None,
         "run_index": names[1] if names else None,
-        "completion_status": CompletionStatus.LOG_FILE_ERROR.value,
+        "completion_status": _LOG_FILE_ERROR,
         "raw_score": None,
         "logged_score": None,
         "score_scale": None,
@@ -126,13 +132,14 @@ def _find_verdict(turns: list[Any], errors: list[str]) -> tuple[str | None, str 
     timeout_message: str | None = None
     malformed = 0
     for turn in reversed(turns):
-        if not isinstance(turn, dict):
+        if type(turn) is not dict:
             malformed += 1
             continue
         content = turn.get("content")
-        if turn.get("role") != "system" or not isinstance(content, str) or "ended" not in content:
-            if not isinstance(content, str):
-                malformed += 1
+        if type(content) is not str:
+            malformed += 1
+            continue
+        if "ended" not in content or turn.get("role") != "system":
             continue
         score_matches = SCORE_LINE.findall(content)
         score_lines += len(score_matches)
@@ -181,8 +188,29 @@ def infer_score_scale(logged_score: float | None) -> float:
     return 1.0
 
 
+def _parse_json(text: str) -> Any:
+    """json.loads, minus its Python-level layers when the text is a bare JSON value (the usual log)."""
+    if _scan_once is not None:
+        try:
+            document, end = _scan_once(text, 0)
+            if end == len(text):
+                return document
+        except StopIteration:  # leading whitespace or no value at all: let json.loads decide
+            pass
+    return json.loads(text)
+
+
 def analyze_log_bytes(file_name: str, data: bytes, score_scale: float | None = None) -> dict[str, Any]:
     """The outcome dict of one log given its bytes. Never raises on any content."""
+    names = parse_agent_log_name(file_name)
+    agent, run = names if names else (None, None)
+    return outcome_from_bytes(file_name, agent, run, data, score_scale)
+
+
+def outcome_from_bytes(
+    file_name: str, agent: str | None, run: int | None, data: bytes, score_scale: float | None
+) -> dict[str, Any]:
+    """The hot path: `analyze_log_bytes` with the file name already parsed."""
     size = len(data)
     if size == 0:
         return _error(file_name, "empty file", 0)
@@ -193,16 +221,16 @@ def analyze_log_bytes(file_name: str, data: bytes, score_scale: float | None = N
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        document = json.loads(text)
-    except ValueError as error:  # JSONDecodeError, and RecursionError-free ValueErrors of the decoder
+        document = _parse_json(text)
+    except ValueError as error:  # JSONDecodeError
         return _error(file_name, f"not JSON: {error}", size)
     except RecursionError:
         return _error(file_name, "not JSON: nesting too deep", size)
-    if isinstance(document, dict):
+    if type(document) is dict:
         turns = document.get("turns")
-        if not isinstance(turns, list):
+        if type(turns) is not list:
             return _error(file_name, "wrong shape: object without a 'turns' list", size)
-    elif isinstance(document, list):
+    elif type(document) is list:
         turns = document
     else:
         return _error(file_name, f"wrong shape: top level is {type(document).__name__}", size)
@@ -212,18 +240,21 @@ def analyze_log_bytes(file_name: str, data: bytes, score_scale: float | None = N
     message: str | None = None
     logged: float | None = None
     score_lines = 0
-    if any(marker in data for marker in VERDICT_MARKERS):
+    if VERDICT_MARKERS[0] in data or VERDICT_MARKERS[1] in data or VERDICT_MARKERS[2] in data:
         kind, message, logged, score_lines = _find_verdict(turns, errors)
-    if score_lines > 1:
-        errors.append(f"{score_lines} score lines; the last one counts")
+        if score_lines > 1:
+            errors.append(f"{score_lines} score lines; the last one counts")
     scale = score_scale if score_scale is not None else infer_score_scale(logged)
-    status, raw = classify_verdict(kind, logged, scale, errors)
-    names = parse_agent_log_name(file_name)
+    if kind is None:
+        status, raw = _NO_SCORE, None
+    else:
+        verdict_status, raw = classify_verdict(kind, logged, scale, errors)
+        status = verdict_status.value
     return {
         "file_name": file_name,
-        "agent_name": names[0] if names else None,
-        "run_index": names[1] if names else None,
-        "completion_status": status.value,
+        "agent_name": agent,
+        "run_index": run,
+        "completion_status": status,
         "raw_score": raw,
         "logged_score": logged,
         "score_scale": scale,
@@ -250,6 +281,15 @@ def analyze_json_file(path: str | os.PathLike[str], score_scale: float | None = 
     except OSError as error:
         return _error(file_name, f"unreadable: {error.strerror or error}", None)
     return analyze_log_bytes(file_name, data, score_scale)
+
+
+def read_outcome(folder: str, file_name: str, agent: str, run: int) -> dict[str, Any]:
+    """`analyze_json_file` for a listed agent log (no path or name parsing; the folder loop's call)."""
+    try:
+        data = read_bytes(folder + os.sep + file_name)
+    except OSError as error:
+        return _error(file_name, f"unreadable: {error.strerror or error}", None)
+    return outcome_from_bytes(file_name, agent, run, data, None)
 
 
 def rescale_outcome(outcome: dict[str, Any], score_scale: float) -> dict[str, Any]:

@@ -28,11 +28,11 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from cogames_lib.mindcraft.discovery import FolderListing, list_folder
 from cogames_lib.mindcraft.logs import (
     SCORE_SCALE_BY_TASK_TYPE,
-    analyze_json_file,
     infer_score_scale,
-    parse_agent_log_name,
+    read_outcome,
     rescale_outcome,
 )
 from cogames_lib.mindcraft.tasks import task_definition_metrics, task_type_of
@@ -61,32 +61,6 @@ def read_model_name(experiment_root: str) -> str | None:
         return None
     model = document.get("model") if isinstance(document, dict) else None
     return model if isinstance(model, str) and model else None
-
-
-def scan_task_folder(folder_path: str) -> tuple[list[str], list[str]]:
-    """(agent log file names, other entry names), both sorted; os.scandir keeps this cheap."""
-    logs: list[str] = []
-    others: list[str] = []
-    try:
-        with os.scandir(folder_path) as entries:
-            for entry in entries:
-                if entry.name.startswith("."):
-                    continue
-                if parse_agent_log_name(entry.name) is not None and not entry.is_dir():
-                    logs.append(entry.name)
-                else:
-                    others.append(entry.name)
-    except OSError:
-        return [], []
-    logs.sort(key=_log_sort_key)
-    others.sort()
-    return logs, others
-
-
-def _log_sort_key(file_name: str) -> tuple[int, str]:
-    names = parse_agent_log_name(file_name)
-    assert names is not None  # only agent-log names reach here
-    return names[1], names[0]
 
 
 def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
@@ -125,19 +99,23 @@ def extract_result(
     model_name: str | None = None,
     *,
     read_results_file: bool = True,
+    listing: FolderListing | None = None,
+    metrics: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Per-run dict of one task folder (keys in the module docstring). Never raises on content.
 
     The task id is the folder name. `model_name` None reads the `model` of the experiment's
-    `results.txt` (the folder's parent) unless `read_results_file` is False.
+    `results.txt` (the folder's parent) unless `read_results_file` is False. `listing` (the folder's
+    `list_folder`) and `metrics` (its `task_definition_metrics`) save work when the caller has them.
     """
     folder = os.path.normpath(os.fspath(folder_path))
     task_id = os.path.basename(folder)
     experiment_root = os.path.dirname(folder)
     if model_name is None and read_results_file:
         model_name = read_model_name(experiment_root)
-    log_names, others = scan_task_folder(folder)
-    outcomes = [analyze_json_file(os.path.join(folder, name)) for name in log_names]
+    if listing is None:
+        listing = list_folder(folder)
+    outcomes = [read_outcome(folder, name, agent, run) for name, agent, run in listing.logs]
     task_type = task_type_of(task_id, task_definition)
     scale = _score_scale(task_type, outcomes)
     outcomes = [rescale_outcome(outcome, scale) for outcome in outcomes]
@@ -149,7 +127,8 @@ def extract_result(
     best = _best_repetition(repetitions)
     status = best["completion_status"] if best else CompletionStatus.NO_SCORE_LOGGED.value
 
-    metrics = task_definition_metrics(task_id, task_definition)
+    if metrics is None:
+        metrics = task_definition_metrics(task_id, task_definition)
     expected = metrics.get("expected_agent_count")
     observed = len({outcome["agent_name"] for outcome in outcomes})
     return {
@@ -171,5 +150,5 @@ def extract_result(
         "task_definition_metrics": metrics,
         "has_task_definition": task_definition is not None,
         "score_scale": scale,
-        "ignored_files": others,
+        "ignored_files": list(listing.others),
     }
