@@ -244,16 +244,45 @@ def test_probe_figures():
     )
     curves = plots.training_curves(metrics, ["mean_return", "epsilon"])
     assert [axes.get_ylabel() for axes in curves.axes] == ["mean_return", "epsilon"]
-    aligned = pd.DataFrame(
+    pairs = pd.DataFrame(
         dict(
-            epoch=[0, 0, 100, 100],
-            partner_kind=["no_partner"] * 4,
-            intention_p_stag=[0.9, 0.2, 0.8, 0.6],
-            behaviour=[1.0, 0.0, 0.0, 1.0],
+            epoch=[0, 0, 100, 100, 100],
+            partner_kind=["no_partner"] * 5,
+            p_stag_intention=[0.9, 0.2, 0.8, 0.6, 0.3],
+            result=[1.0, 0.0, 0.0, 1.0, 0.5],
+            agrees=[True, True, False, True, None],
         )
     )
-    figure = plots.alignment(aligned)
-    assert "n=4" in figure.axes[0].get_title() and figure.axes[1].get_ylabel() == "agreement rate"
+    figure = plots.alignment(pairs)
+    assert "n=5" in figure.axes[0].get_title() and figure.axes[1].get_ylabel() == "agreement rate"
+    assert "n=4 attacks" in figure.axes[1].get_title()  # the probe without an attack is not counted
+    # epoch 0: 2 of 2 attacks agree; epoch 100: 1 of 2 (the third probe never attacked)
+    agreement = next(line for line in figure.axes[1].lines if line.get_label() == "no_partner")
+    assert list(agreement.get_ydata()) == pytest.approx([1.0, 0.5])
+
+
+def test_trajectory_and_redundancy_figures():
+    cells = [["wall"] * 5, ["wall", "empty", "empty", "chest", "wall"], ["wall"] * 5]
+    trace = pd.DataFrame(
+        dict(step=[0, 1, 2, 0, 1], agent=[0, 0, 0, 1, 1], row=[1, 1, 1, 1, 1], col=[1, 2, 2, 2, 1])
+    )
+    figure = plots.episode_trajectory(trace, cells, "scripted / chest x2 / seed 0 (TIMED_OUT)")
+    legend = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
+    assert legend == ["agent 0 (2 steps)", "agent 1 (1 steps)"]
+    assert figure.axes[0].images[0].get_array().shape == (3, 5, 3)
+    names = ["diagnostic_a", "diagnostic_b", "diagnostic_c"]
+    agreement = pd.DataFrame(
+        [[1.0, 0.95, 0.2], [0.95, 1.0, 0.3], [0.2, 0.3, 1.0]], index=names, columns=names
+    )
+    figure = plots.redundancy_heatmap(agreement, threshold=0.9)
+    heatmap = next(axes for axes in figure.axes if axes.get_xlabel() == "diagnostic")
+    assert sorted(t.get_text() for t in heatmap.get_xticklabels()) == ["a", "b", "c"]
+    outlined = [
+        p for p in heatmap.patches if isinstance(p, matplotlib.patches.Rectangle) and not p.get_fill()
+    ]
+    assert len(outlined) == 2  # (a, b) and (b, a)
+    with pytest.raises(ParameterError, match="square"):
+        plots.redundancy_heatmap(agreement.iloc[:, :2].T.iloc[:, :2].rename(columns=str.upper))
 
 
 def test_missing_column_is_a_one_line_error():

@@ -23,6 +23,7 @@ from cogames_lib.plots.probes import (
     training_curves,
 )
 from cogames_lib.plots.style import CONDITION_COLOURS, PARTNER_COLOURS, POLICY_COLOURS, STATUS_PALETTE
+from cogames_lib.plots.trajectories import episode_trajectory, redundancy_heatmap
 
 __all__ = [
     "CONDITION_COLOURS",
@@ -32,11 +33,13 @@ __all__ = [
     "alignment",
     "capability_matrix",
     "construction_scores",
+    "episode_trajectory",
     "intention_ratio",
     "intention_weights",
     "multistep_results",
     "outcome_rates",
     "pass_rate_heatmap",
+    "redundancy_heatmap",
     "status_breakdown",
     "status_counts",
     "steps_to_success",

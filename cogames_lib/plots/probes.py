@@ -23,7 +23,7 @@ from cogames_lib.plots.style import (
     palette,
     require_columns,
 )
-from cogames_lib.plots.summaries import mean_with_interval
+from cogames_lib.plots.summaries import mean_with_interval, rates
 
 INTENTION_COLUMNS = (
     "epoch",
@@ -42,7 +42,7 @@ MULTISTEP_COLUMNS = (
     "result",
     "turn_of_first_attack",
 )
-ALIGNMENT_COLUMNS = ("epoch", "partner_kind", "intention_p_stag", "behaviour")
+ALIGNMENT_COLUMNS = ("epoch", "partner_kind", "p_stag_intention", "result", "agrees")
 
 
 def _unit(frame: pd.DataFrame) -> str | None:
@@ -201,51 +201,53 @@ def multistep_results(multistep: pd.DataFrame) -> plt.Figure:
     return figure
 
 
-def alignment(aligned: pd.DataFrame) -> plt.Figure:
-    """Intention P(stag) against behaviour (left) and their agreement rate over epochs (right).
+def alignment(pairs: pd.DataFrame) -> plt.Figure:
+    """Intention P(stag) against behaviour (left) and the agreement rate over epochs (right).
 
-    Agreement of one probe: the intention side (P(stag) > 0.5) matches the behaviour side (result > 0.5);
-    a result of exactly 0.5 (no attack) counts as a disagreement.
+    Takes `staghunt.alignment_pairs` output: one row per (run, epoch, agent, partner) with
+    `p_stag_intention`, `result` and `agrees` (NaN when the focal never attacked, so not counted).
+    The agreement rate is a binary rate: Wilson interval, n = probes with an attack.
     """
-    require_columns(aligned, ALIGNMENT_COLUMNS, "alignment")
-    if aligned.empty:
+    require_columns(pairs, ALIGNMENT_COLUMNS, "alignment")
+    frame = pairs.dropna(subset=["p_stag_intention", "result"])
+    if frame.empty:
         return empty_figure("Intention-behaviour alignment", "no aligned probe rows")
-    frame = aligned.assign(partner_kind=aligned["partner_kind"].astype(str))
-    frame = frame.dropna(subset=["intention_p_stag", "behaviour"])
-    frame["agrees"] = ((frame["intention_p_stag"] > 0.5) & (frame["behaviour"] > 0.5)) | (
-        (frame["intention_p_stag"] < 0.5) & (frame["behaviour"] < 0.5)
-    )
+    frame = _with_condition(frame).assign(partner_kind=lambda f: f["partner_kind"].astype(str))
     partners = ordered(frame["partner_kind"], PARTNER_ORDER)
+    conditions = ordered(frame["condition"], CONDITION_ORDER)
     colours = palette(partners, PARTNER_COLOURS)
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
     jitter = np.random.default_rng(0).uniform(-0.03, 0.03, len(frame))  # fixed seed: same picture every run
     for partner in partners:
-        part = frame["partner_kind"] == partner
+        part = (frame["partner_kind"] == partner).to_numpy()
         left.scatter(
-            frame.loc[part, "intention_p_stag"],
-            frame.loc[part, "behaviour"] + jitter[part.to_numpy()],
+            frame.loc[part, "p_stag_intention"],
+            frame.loc[part, "result"] + jitter[part],
             s=10,
             alpha=0.6,
             color=colours[partner],
             label=partner,
         )
-    correlation = frame["intention_p_stag"].corr(frame["behaviour"]) if len(frame) > 2 else float("nan")
+    x, y = frame["p_stag_intention"].to_numpy(float), frame["result"].to_numpy(float)
+    constant = len(frame) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0
+    correlation = float("nan") if constant else float(np.corrcoef(x, y)[0, 1])
     left.axvline(0.5, color="grey", linestyle=":", linewidth=1)
     left.axhline(0.5, color="grey", linestyle=":", linewidth=1)
     left.set_xlabel("intention P(stag) = w_stag / (w_stag + w_hare)")
     left.set_ylabel("behaviour (multi-step result)")
     left.set_title(f"Intention vs behaviour (n={len(frame)}, Pearson r={correlation:.2f})", fontsize=9)
-    table = mean_with_interval(
-        frame.assign(agrees=frame["agrees"].astype(float)),
-        ["partner_kind", "epoch"],
-        "agrees",
-        unit=_unit(frame),
-    )
-    for partner in partners:
-        _line_with_band(right, table[table["partner_kind"] == partner], colours[partner], partner)
+    attacked = frame.dropna(subset=["agrees"]).assign(agrees=lambda f: f["agrees"].astype(bool))
+    styles = dict(zip(conditions, ["-", "--", ":", "-."], strict=False))
+    if not attacked.empty:
+        table = rates(attacked, ["condition", "partner_kind", "epoch"], "agrees")
+        for (condition, partner), part in table.groupby(["condition", "partner_kind"], sort=False):
+            band = part.rename(columns={"rate": "mean"})
+            label = partner if len(conditions) == 1 else f"{condition} / {partner}"
+            _line_with_band(right, band, colours[partner], label, styles.get(condition, "-"))
     right.set_ylim(-0.05, 1.05)
     right.set_xlabel("epoch")
     right.set_ylabel("agreement rate")
-    right.set_title("Intention-behaviour agreement over training (95% bootstrap CI)", fontsize=9)
-    right.legend(title="partner", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    right.set_title(f"Intention-behaviour agreement (Wilson 95% CI, n={len(attacked)} attacks)", fontsize=9)
+    if right.lines:
+        right.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     return figure
