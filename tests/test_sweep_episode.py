@@ -113,3 +113,14 @@ def test_a_successful_trace_records_the_deposit_event():
 def test_trace_table_without_a_trace_is_a_clear_error():
     with pytest.raises(ParameterError, match="record_trace=True"):
         trace_table(run_episode(FakeSpec("wander"), NEAR, 1, 0))
+
+
+def test_a_reused_environment_plays_exactly_the_episode_a_fresh_one_plays():
+    from cogames_lib.sweep import episode
+
+    episode._local.__dict__.pop("envs", None)  # nothing cached: the first call builds a fresh env
+    fresh = run_episode(FakeSpec("wander"), "diagnostic_assemble_seeded_near", 2, 21, record_trace=True)
+    for seed in (1, 2, 3):  # mutate the cached env with other episodes, with and without traces
+        run_episode(FakeSpec("wander"), "diagnostic_assemble_seeded_near", 2, seed, record_trace=seed == 2)
+    reused = run_episode(FakeSpec("wander"), "diagnostic_assemble_seeded_near", 2, 21, record_trace=True)
+    assert _without_duration(reused) == _without_duration(fresh)

@@ -9,8 +9,11 @@ does not import) is raised before the episode starts.
 
 from __future__ import annotations
 
+import threading
 import time
 import traceback
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from cogames_lib.cvc import rules
@@ -46,19 +49,24 @@ def run_episode(
     num_agents: int,
     seed: int,
     record_trace: bool = False,
+    on_frame: Callable[[int, str], None] | None = None,
 ) -> dict[str, Any]:
     """Play one episode of `diagnostic` with `num_agents` copies of the policy; the env is seeded with `seed`.
 
     Returns a dict: policy, diagnostic, num_agents, episode_seed, status, success, reward (the episode
     return summed over agents: 1.0 or 0.0), steps, max_steps, error ("" unless RUN_ERROR), duration_s,
     and `trace` (a dict of equal-length columns, see TRACE_COLUMNS) when `record_trace` is true.
-    Agent i's policy is reset with `agent_seed(seed, i)`.
+    Agent i's policy is reset with `agent_seed(seed, i)`. `on_frame(step, text)`, when given, receives
+    the env's ASCII render (render mode "ansi") after the reset (step 0) and after every step.
     """
-    from cogames_lib.diagnostics import make_env
-
     started = time.perf_counter()
     spec = resolve_policy_spec(policy_spec)
-    env = make_env(diagnostic, num_agents, seed=seed)
+    if on_frame is None:
+        env = _reusable_env(diagnostic, num_agents)
+    else:
+        from cogames_lib.diagnostics import make_env
+
+        env = make_env(diagnostic, num_agents, render_mode="ansi")
     world = env.unwrapped.world
     world.record_events = record_trace
     trace = _empty_trace() if record_trace else None
@@ -67,6 +75,8 @@ def run_episode(
         observations, _ = env.reset(seed=seed)
         if trace is not None:
             _record_positions(trace, world, 0, None)
+        if on_frame is not None:
+            on_frame(0, env.render())
         policies = [spec.make() for _ in range(num_agents)]
         for index, policy in enumerate(policies):
             policy.reset(index, num_agents, agent_seed(seed, index))
@@ -81,6 +91,8 @@ def run_episode(
             reward += float(sum(rewards.values()))
             if trace is not None:
                 _record_positions(trace, world, steps, chosen)
+            if on_frame is not None:
+                on_frame(steps, env.render())
         status = CompletionStatus.SUCCESS if world.succeeded else CompletionStatus.TIMED_OUT
     except Exception as exception:  # a policy or engine failure is a result, not a crash of the sweep
         status, error = CompletionStatus.RUN_ERROR, last_traceback_line(exception)
@@ -102,6 +114,30 @@ def run_episode(
     if trace is not None:
         result["trace"] = trace
     return result
+
+
+_ENV_CACHE_SIZE = 32
+_local = threading.local()  # one cache per thread: a Dask worker may run two episodes at once
+
+
+def _reusable_env(diagnostic: str, num_agents: int) -> Any:
+    """An env for (diagnostic, num_agents), built once per thread and reused across episodes.
+
+    Building the engine costs about as much as a short episode of a fast policy; `reset(seed)`
+    rebuilds every piece of episode state, so a reused env plays exactly the episode a fresh one would
+    (a test checks this).
+    """
+    from cogames_lib.diagnostics import make_env
+
+    cache: OrderedDict = _local.__dict__.setdefault("envs", OrderedDict())
+    key = (diagnostic, int(num_agents))
+    env = cache.pop(key, None)
+    if env is None:
+        env = make_env(diagnostic, num_agents)
+    cache[key] = env
+    if len(cache) > _ENV_CACHE_SIZE:
+        cache.popitem(last=False)
+    return env
 
 
 def _checked_action(action: Any) -> int:

@@ -1,0 +1,107 @@
+"""`cogames-lib diagnostics list|run` and `cogames-lib sweep`, called in-process through the dispatcher."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from cogames_lib.cli import main
+from cogames_lib.diagnostics import DIAGNOSTICS
+from cogames_lib.sweep import run_sweep
+
+
+def test_list_shows_every_diagnostic_with_agents_steps_and_purpose(capsys):
+    assert main(["diagnostics", "list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:3] == ["name", "agents", "max_steps"]
+    assert [line.split()[0] for line in lines[1:]] == list(DIAGNOSTICS)
+    by_name = {line.split()[0]: line.split() for line in lines[1:]}
+    assert by_name["diagnostic_assemble_seeded_near"][1:3] == ["1-4", "50"]
+    assert by_name["diagnostic_multi_station"][1:3] == ["2-4", "300"]
+    assert by_name["diagnostic_chorus_pair"][1] == "2"
+    assert "maze" in " ".join(by_name["diagnostic_chest_navigation1"])
+
+
+def test_run_prints_the_verdict_and_reproduces_the_sweep_row(capsys, tmp_path):
+    assert (
+        main(
+            [
+                "diagnostics",
+                "run",
+                "assemble_seeded_near",
+                "--agents",
+                "2",
+                "--policy",
+                "random",
+                "--seed",
+                "2",
+            ]
+        )
+        == 0
+    )
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    match = re.match(
+        r"(PASS|FAIL) diagnostic_assemble_seeded_near agents=2 policy=random seed=2 .*: (\w+) after (\d+)/50",
+        line,
+    )
+    assert match, line
+    table = run_sweep(["random"], ["assemble_seeded_near"], [2], [2], tmp_path, progress=False)
+    row = table.iloc[0]
+    assert (match.group(2), int(match.group(3))) == (str(row["status"]), int(row["steps"]))
+    assert f"episode seed {row['episode_seed']}" in line
+
+
+def test_run_with_render_prints_one_frame_per_step(capsys):
+    assert main(["diagnostics", "run", "chest_deposit_near", "--policy", "noop", "--render"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("-- step ") == 251  # the reset frame and 250 steps
+    assert out.strip().splitlines()[-1].startswith("FAIL diagnostic_chest_deposit_near")
+    assert "TIMED_OUT after 250/250" in out
+
+
+def test_run_with_a_raising_policy_exits_1_and_shows_the_error(capsys):
+    code = main(
+        ["diagnostics", "run", "chest_deposit_near", "--policy", "tests.test_sweep_fakes:RaisingPolicy"]
+    )
+    assert code == 1
+    assert "error: RuntimeError: policy exploded on purpose" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["diagnostics", "run", "chest_deposit_nea"], "unknown diagnostic 'chest_deposit_nea'; did you mean"),
+        (["diagnostics", "run", "chest_deposit_near", "--agents", "3"], "does not allow 3 agent"),
+        (["diagnostics", "run", "memory", "--policy", "nonsense"], "unknown policy 'nonsense'"),
+        (["sweep", "--diagnostics", "radiall", "--out", "OUT"], "diagnostics: unknown diagnostic 'radiall'"),
+        (
+            ["sweep", "--diagnostics", "memory", "--agents", "2", "--out", "OUT"],
+            "no selected diagnostic allows 2",
+        ),
+        (["sweep", "--seeds", "-1", "--out", "OUT"], "seeds: the number of seeds must be >= 1"),
+        (["sweep", "--workers", "0", "--out", "OUT"], "workers: must be an integer >= 1"),
+    ],
+)
+def test_user_mistakes_are_one_line_errors_with_exit_2(capsys, tmp_path, argv, message):
+    argv = [str(tmp_path / "out") if part == "OUT" else part for part in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "out").exists()  # nothing was started
+
+
+def test_sweep_prints_a_pass_rate_table_per_policy(capsys, tmp_path):
+    argv = ["sweep", "--policies", "random", "noop", "--diagnostics", "chest_deposit_near", "chorus_pair"]
+    argv += ["--agents", "1", "2", "--seeds", "2", "--workers", "1", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "8 episodes (8 run now, 0 resumed), 4 cells skipped" in out
+    assert "pass rate of random" in out and "pass rate of noop" in out
+    noop_table = out.split("pass rate of noop")[1].splitlines()
+    assert noop_table[1].split() == ["1", "agents", "2", "agents"]
+    assert noop_table[2].split()[0] == "chest_deposit_near" and noop_table[2].split()[-1] == "-"
+    assert "0.00 [0.00,0.66] n=2" in noop_table[2]
+    assert (tmp_path / "episodes.parquet").is_file()
+    assert main(argv) == 0
+    assert "(0 run now, 8 resumed)" in capsys.readouterr().out
