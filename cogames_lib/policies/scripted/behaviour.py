@@ -241,27 +241,28 @@ class ScriptedPolicy:
         return assembler, ring
 
     def _chorus(self) -> int:
+        """Join the chorus at the assembler; walking there, show `heart_a` as a beacon for teammates."""
+        nav, memory = self.nav, self.nav.memory
         found = self._assembler_ring()
         if found is None:
-            return self._explore_or_wander()
+            return self._follow_beacon()
         assembler, ring = found
-        nav, memory = self.nav, self.nav.memory
         free_orthogonal = [c for c in ring[:4] if memory.is_free(c) and c not in memory.agents]
         if nav.pos not in ring or (nav.pos not in ring[:4] and free_orthogonal):
             self.full_chorus_steps = 0
+            if self.skills.chorus and self.vibe != HEART_A and nav.distance(assembler) > 2:
+                return vibe_action(HEART_A)
             action = self._leave_assembler_vibe(None)
             if action is not None:
                 return action
-            for cells in (ring[:4], ring[4:]):  # orthogonal cells first: only they can use the assembler
+            for cells in (free_orthogonal, ring[4:]):  # orthogonal cells first: only they can use it
                 goals = [c for c in cells if memory.is_free(c) and c not in memory.agents]
                 action = nav.go_to(goals, ("chorus", assembler)) if goals else None
                 if action is not None:
                     return action
             return rules.NOOP
         others = [memory.agents[c] for c in ring if c in memory.agents]
-        if any(v not in CHORUS_VIBES for v in others):
-            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
-        if len(others) + 1 < self.chorus_size:
+        if any(v not in CHORUS_VIBES for v in others):  # someone crafts here: keep out of the way
             return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
         if self.vibe != HEART_A:
             return vibe_action(HEART_A)
@@ -275,6 +276,20 @@ class ScriptedPolicy:
         if self.full_chorus_steps > FULL_CHORUS_PATIENCE:
             self._pool_was_short()
         return rules.NOOP
+
+    def _follow_beacon(self) -> int:
+        """Assembler unknown: walk towards a teammate showing `heart_a` (it knows the way), else explore."""
+        nav, memory = self.nav, self.nav.memory
+        if self.skills.chorus:
+            beacons = [c for c, v in memory.agents.items() if v == HEART_A]
+            if beacons:
+                beacon = min(beacons, key=nav.distance)
+                goals = [c for c in ((beacon[0] + dr, beacon[1] + dc) for dr, dc in _RING) if memory.is_free(c)]
+                goals = [c for c in goals if c not in memory.agents]
+                action = nav.go_to(goals, ("beacon", beacon)) if goals else None
+                if action is not None:
+                    return action
+        return self._explore_or_wander()
 
     def _pool_was_short(self) -> None:
         self.self_sufficient = True
@@ -294,12 +309,14 @@ class ScriptedPolicy:
         if self.backoff > 0:
             self.backoff -= 1
             return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
-        if any(v != DEFAULT for v in others):
-            # Someone else shows a vibe here: step back to default for a random while (breaks livelocks).
+        if any(v == GEAR for v in others):
+            # Another crafter: step back to default for a random while (two crafters never match).
             self.backoff = self.rng.randrange(4)
             return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
         if self.vibe != GEAR:
             return vibe_action(GEAR)
+        if any(v != DEFAULT for v in others):  # chorus members see our gear and go back to default
+            return rules.NOOP
         return nav.moved(_move_into(nav.pos, assembler))
 
 

@@ -83,26 +83,33 @@ class Navigator:
             or memory.version != self.plan_version
             or self.path[-1] not in goals
             or abs(self.path[0][0] - self.pos[0]) + abs(self.path[0][1] - self.pos[1]) != 1
-            or self.path[0] in others
         ):
-            self.path = bfs(memory, self.pos, goals, others, self.step_order) or []
-            if not self.path:  # teammates may wall us off: plan through them and wait for them to move
-                self.path = bfs(memory, self.pos, goals, (), self.step_order) or []
-            self.plan_key, self.plan_version = key, memory.version
+            self._plan(goals, key)
             if not self.path:
                 return None
         step = self.path[0]
         if step in others:
-            return self._blocked()
+            # A teammate stands in the way. Waiting a random while before detouring keeps two agents
+            # that block each other from side-stepping in lockstep forever.
+            self.blocked_steps += 1
+            if self.blocked_steps < WAIT_BEFORE_SIDESTEP or self.rng.random() < 0.5:
+                return rules.NOOP
+            self._plan(goals, key)
+            if not self.path or self.path[0] in others:
+                self.path = []
+                return self.wander()
+            step = self.path[0]
         self.blocked_steps = 0
         return self.moved(move_action(self.pos, step))
 
-    def _blocked(self) -> int:
-        self.blocked_steps += 1
-        if self.blocked_steps > WAIT_BEFORE_SIDESTEP and self.rng.random() < 0.5:
-            self.path = []
-            return self.wander()
-        return rules.NOOP
+    def _plan(self, goals: list[Cell], key: object) -> None:
+        """BFS around the teammates close by (far ones will have moved), else straight through them."""
+        memory = self.memory
+        near = [c for c in memory.agents if abs(c[0] - self.pos[0]) + abs(c[1] - self.pos[1]) <= 3]
+        self.path = bfs(memory, self.pos, goals, near, self.step_order) or []
+        if not self.path and near:
+            self.path = bfs(memory, self.pos, goals, (), self.step_order) or []
+        self.plan_key, self.plan_version = key, memory.version
 
     def wander(self) -> int:
         """A random step to a free neighbouring cell (or stay if boxed in)."""
@@ -120,7 +127,9 @@ class Navigator:
             return self.wander()
         memory = self.memory
         target = self.explore_target
-        if target is None or target == self.pos or memory.kind[target] > EMPTY:
+        # Re-pick as soon as the target is seen: short legs keep the search close to where we are,
+        # which finds nearby stations fast, and momentum still carries it into open areas.
+        if target is None or memory.kind[target] != UNKNOWN:
             target = self._pick_frontier()
             self.explore_target = target
             if target is None:

@@ -162,17 +162,27 @@ def frontier_target(
         frontier = next_frontier
     dist = np.array(distance, dtype=np.int32).reshape(height, width)
     unknown = box == UNKNOWN
-    candidates = unknown & (dist > 0)
+    # Frontier cells only: unknown cells next to a known-empty cell we can reach. A target deep inside
+    # the unknown tends to turn out to be a wall and makes the agent flip between directions.
+    reached_known = (dist >= 0) & (box == EMPTY)
+    touches = np.zeros_like(unknown)
+    touches[1:, :] |= reached_known[:-1, :]
+    touches[:-1, :] |= reached_known[1:, :]
+    touches[:, 1:] |= reached_known[:, :-1]
+    touches[:, :-1] |= reached_known[:, 1:]
+    candidates = unknown & touches
     if not candidates.any():
         return None
-    # Unknown cells within the view window of every cell, by a 2-D prefix sum.
-    prefix = np.zeros((height + 1, width + 1), dtype=np.int32)
-    prefix[1:, 1:] = unknown.cumsum(0).cumsum(1)
-    rows = np.arange(height)
-    cols = np.arange(width)
-    top, bottom = np.clip(rows - view_radius, 0, height), np.clip(rows + view_radius + 1, 0, height)
-    left, right = np.clip(cols - view_radius, 0, width), np.clip(cols + view_radius + 1, 0, width)
-    gain = prefix[bottom][:, right] - prefix[top][:, right] - prefix[bottom][:, left] + prefix[top][:, left]
+    # Unknown cells within the view window of every cell, by a 2-D prefix sum over the box padded by the
+    # view radius (beyond the known bounding box everything is unknown and counts as gain).
+    pad = view_radius
+    padded = np.ones((height + 2 * pad, width + 2 * pad), dtype=np.int32)
+    padded[pad:-pad, pad:-pad] = unknown
+    prefix = np.zeros((height + 2 * pad + 1, width + 2 * pad + 1), dtype=np.int32)
+    prefix[1:, 1:] = padded.cumsum(0).cumsum(1)
+    top, left = np.arange(height)[:, None], np.arange(width)[None, :]
+    span = 2 * pad + 1
+    gain = prefix[top + span, left + span] - prefix[top, left + span] - prefix[top + span, left] + prefix[top, left]
     utility = np.where(candidates, gain / (dist + view_radius), -1.0)
     best = np.flatnonzero(utility >= utility.max() - 1e-9)
     pick = int(best[rng.randrange(best.size)])
