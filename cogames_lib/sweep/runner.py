@@ -18,7 +18,7 @@ from typing import Any
 
 from cogames_lib.sweep.episode import run_episode
 
-MAX_CHUNK_SIZE = 25
+MAX_CHUNK_SIZE = 10  # one cell of the default 10 seeds; small enough that the last chunk ends soon
 CHUNKS_PER_WORKER = 8  # enough chunks that a slow one at the end does not leave workers idle for long
 # Modules a fresh worker process imports once (forkserver preload) instead of once per worker.
 WORKER_PRELOAD = ["cogames_lib.sweep.runner", "cogames_lib.diagnostics", "cogames_lib.policies"]
