@@ -1,10 +1,12 @@
 """Benchmark: parse a generated Mindcraft experiment tree (default 10,000 task folders, ~20,000 logs).
 
-    .venv/bin/python benchmarks/mindcraft_parse.py [--folders 10000] [--workers 1 2] [--repeats 3]
+    .venv/bin/python benchmarks/mindcraft_parse.py [--folders 10000] [--workers 1 2] [--repeats 5]
 
 The tree is SYNTHETIC (seeded, real task ids from data/mindcraft_sample/tasks), written once under
 benchmarks/out/ (git-ignored) and reused. One untimed pass warms the page cache; each configuration
-is then timed `--repeats` times and the best run is reported (the machine is shared). Two stages:
+is then timed `--repeats` times, rounds interleaved, and the best run is reported (the machine is
+shared; the load average is printed). CPU seconds (this process plus its joined pool workers) are
+printed too: on a loaded machine they show the work done, wall time shows what a user waits. Stages:
 `floor` = only reading, decoding and json.loads of every log (no walk, no classification): the
 ceiling any parser that validates JSON can reach here; `parse` = walk the tree, read and classify
 every log, combine per folder (what scales with processes);
@@ -74,21 +76,32 @@ def tree_size(folders: list[str]) -> tuple[int, int]:
 
 
 def row(
-    stage: str, workers: int, seconds: float, logs: int, size: int, speed_up: float | None = None
+    stage: str, workers: int, timing: tuple[float, float], logs: int, size: int, baseline: float | None
 ) -> None:
-    ratio = f"{speed_up:.2f}x" if speed_up is not None else ""
+    wall, cpu = timing
+    ratio = f"{baseline / wall:.2f}x" if baseline is not None else ""
     print(
-        f"| {stage} | {workers} | {seconds:.2f} | {logs / seconds:,.0f} | {size / seconds / 1e6:.1f} | {ratio} |"
+        f"| {stage} | {workers} | {wall:.2f} | {logs / wall:,.0f} | {size / wall / 1e6:.1f} | {ratio} "
+        f"| {cpu:.2f} | {logs / cpu:,.0f} |"
     )
 
 
-def best_time(function, repeats: int) -> float:
-    times = []
+def cpu_seconds() -> float:
+    """CPU time of this process plus its joined children (the pool's workers, once shut down)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def best_times(configurations: dict[str, object], repeats: int) -> dict[str, tuple[float, float]]:
+    """(best wall time, CPU time of that run) per configuration; rounds interleave configurations so
+    load drift on the shared machine hits all of them alike."""
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in configurations}
     for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for name, function in configurations.items():
+            cpu_start, start = cpu_seconds(), time.perf_counter()
+            function()  # type: ignore[operator]
+            times[name].append((time.perf_counter() - start, cpu_seconds() - cpu_start))
+    return {name: min(values) for name, values in times.items()}
 
 
 def main() -> int:
@@ -96,7 +109,7 @@ def main() -> int:
     parser.add_argument("--folders", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, os.cpu_count() or 1])
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--dir", type=Path, default=ROOT / "benchmarks" / "out")
     args = parser.parse_args()
 
@@ -114,19 +127,24 @@ def main() -> int:
         f"tree: {len(folders)} task folders, {logs} logs, {size / 1e6:.1f} MB ({size / logs / 1e3:.1f} KB a log)"
     )
     print(f"cpu count: {os.cpu_count()}; best of {args.repeats}\n")
-    print("| stage | processes | seconds | logs/s | MB/s | speed-up |")
-    print("|---|---:|---:|---:|---:|---:|")
-    seconds = best_time(
-        lambda: [json.loads(read_bytes(path).decode("utf-8")) for path in log_paths], args.repeats
-    )
-    row("floor: read + decode + json.loads only", 1, seconds, logs, size)
-    baseline = None
+    print("| stage | processes | wall s | logs/s | MB/s | speed-up | CPU s | logs per CPU-s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    configurations: dict[str, object] = {
+        "floor": lambda: [json.loads(read_bytes(path).decode("utf-8")) for path in log_paths],
+        **{
+            f"parse {workers}": (lambda w=workers: collect_runs([str(tree)], definitions, workers=w))
+            for workers in args.workers
+        },
+        "aggregate": lambda: aggregate_results(tree, definitions),
+    }
+    best = best_times(configurations, args.repeats)
+    row("floor: read + decode + json.loads only", 1, best["floor"], logs, size, None)
+    baseline = best[f"parse {args.workers[0]}"][0]
     for workers in args.workers:
-        seconds = best_time(lambda w=workers: collect_runs([str(tree)], definitions, workers=w), args.repeats)
-        baseline = baseline or seconds
-        row("parse (walk + classify + combine)", workers, seconds, logs, size, baseline / seconds)
-    seconds = best_time(lambda: aggregate_results(tree, definitions), args.repeats)
-    row("aggregate_results (parse + DataFrame)", 1, seconds, logs, size)
+        row("parse (walk + classify + combine)", workers, best[f"parse {workers}"], logs, size, baseline)
+    row("aggregate_results (parse + DataFrame)", 1, best["aggregate"], logs, size, None)
+    load = os.getloadavg()
+    print(f"\nload average after the run (1/5/15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return 0
 
 

@@ -236,20 +236,38 @@ def _check(result: dict) -> None:
     assert (result["completion_status"] == S.LOG_FILE_ERROR) == (not result["agent_log_processed"])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=400))
 def test_property_arbitrary_bytes_never_raise(data: bytes) -> None:
     _check(outcome(data))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(json_values)
 def test_property_arbitrary_json_never_raises(document) -> None:
     _check(outcome(json.dumps(document).encode()))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(turn, max_size=12), st.sampled_from([None, 1.0, 100.0]), st.booleans())
 def test_property_arbitrary_turns_never_raise(turns, scale, wrapped) -> None:
     document = {"turns": turns} if wrapped else turns
     _check(outcome(json.dumps(document).encode(), scale))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        json_values.map(json.dumps), st.text(max_size=60), json_values.map(lambda v: f" {json.dumps(v)}\n")
+    )
+)
+def test_property_fast_json_path_agrees_with_json_loads(text: str) -> None:
+    from cogames_lib.mindcraft.logs import _parse_json
+
+    try:
+        expected = json.loads(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            _parse_json(text)
+        return
+    assert json.dumps(_parse_json(text)) == json.dumps(expected)

@@ -13,10 +13,12 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from cogames_lib.outcomes import STATUS_ORDER
+from cogames_lib.outcomes import STATUS_ORDER, CompletionStatus
 from cogames_lib.stats import rate_table
 
 RATE_COLUMNS: tuple[str, ...] = ("n", "successes", "rate", "ci_low", "ci_high")
+# Mindcraft logs use the first six statuses; RUN_ERROR belongs to the diagnostics sweeps.
+MINDCRAFT_STATUSES: tuple[str, ...] = tuple(s for s in STATUS_ORDER if s != CompletionStatus.RUN_ERROR)
 UNKNOWN = "unknown"
 
 
@@ -107,10 +109,10 @@ def summary_construction_scores(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def status_counts(runs: pd.DataFrame) -> pd.DataFrame:
-    """Number of runs per completion status, by task type (columns in STATUS_ORDER, all present)."""
+    """Number of runs per completion status, by task type (the six Mindcraft statuses in STATUS_ORDER)."""
     frame, keys = _prepared(runs)
     table = pd.crosstab([frame[key] for key in [*keys, "task_type"]], frame["overall_completion_status"])
-    table = table.reindex(columns=list(STATUS_ORDER), fill_value=0)
+    table = table.reindex(columns=list(MINDCRAFT_STATUSES), fill_value=0)
     table.columns = table.columns.astype(str)
     table.columns.name = None
     table["total"] = table.sum(axis=1)
