@@ -10,8 +10,6 @@ single-agent view with `q_values(obs)`, `act(obs, epsilon)` and `frozen_copy()` 
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -20,6 +18,7 @@ import torch
 from torch import nn
 
 from cogames_lib.errors import ParameterError
+from cogames_lib.staghunt.networks import BatchedMLP, QNetwork, double_dqn_targets
 from cogames_lib.staghunt.rules import NUM_ACTIONS
 
 
@@ -54,84 +53,9 @@ class DQNConfig:
             raise ParameterError(f"DQNConfig.gamma must be in [0, 1], got {self.gamma}")
 
 
-class QNetwork(nn.Module):
-    """One agent's MLP from a flat observation to one Q-value per action (what frozen copies hold)."""
-
-    def __init__(self, observation_size: int, hidden_sizes: Sequence[int] = (64, 64)) -> None:
-        super().__init__()
-        layers: list[nn.Module] = []
-        width = observation_size
-        for hidden in hidden_sizes:
-            layers += [nn.Linear(width, hidden), nn.ReLU()]
-            width = hidden
-        layers.append(nn.Linear(width, NUM_ACTIONS))
-        self.layers = nn.Sequential(*layers)
-
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        return self.layers(observations)
-
-
-class BatchedMLP(nn.Module):
-    """`members` independent MLPs evaluated together: input (members, batch, in) -> (members, batch, 5)."""
-
-    def __init__(
-        self, members: int, observation_size: int, hidden_sizes: Sequence[int], seeds: Sequence[int]
-    ) -> None:
-        super().__init__()
-        widths = [observation_size, *hidden_sizes, NUM_ACTIONS]
-        self.weights = nn.ParameterList()
-        self.biases = nn.ParameterList()
-        for fan_in, fan_out in itertools.pairwise(widths):
-            self.weights.append(nn.Parameter(torch.empty(members, fan_in, fan_out)))
-            self.biases.append(nn.Parameter(torch.empty(members, 1, fan_out)))
-        with torch.no_grad():
-            for member, seed in enumerate(seeds):
-                generator = torch.Generator().manual_seed(int(seed))
-                for weight, bias in zip(self.weights, self.biases, strict=True):
-                    bound = 1.0 / math.sqrt(weight.shape[1])  # nn.Linear's default initialisation
-                    weight[member].uniform_(-bound, bound, generator=generator)
-                    bias[member].uniform_(-bound, bound, generator=generator)
-        # Plain tuple of the same Parameter objects: indexing a ParameterList costs ~15 us per access.
-        self.layer_pairs = tuple(zip(self.weights, self.biases, strict=True))
-
-    def forward(self, observations: torch.Tensor) -> torch.Tensor:
-        hidden = observations
-        last = len(self.layer_pairs) - 1
-        for index, (weight, bias) in enumerate(self.layer_pairs):
-            hidden = torch.baddbmm(bias, hidden, weight)
-            if index < last:
-                hidden = torch.relu(hidden)
-        return hidden
-
-    def member_state_dict(self, member: int) -> dict[str, torch.Tensor]:
-        """Member `member` as a `QNetwork` state dict (nn.Linear stores weights as (out, in))."""
-        state = {}
-        for index, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True)):
-            state[f"layers.{2 * index}.weight"] = weight[member].detach().T.clone()
-            state[f"layers.{2 * index}.bias"] = bias[member, 0].detach().clone()
-        return state
-
-    def load_member_state_dict(self, member: int, state: dict[str, torch.Tensor]) -> None:
-        with torch.no_grad():
-            for index, (weight, bias) in enumerate(zip(self.weights, self.biases, strict=True)):
-                weight[member].copy_(state[f"layers.{2 * index}.weight"].T)
-                bias[member, 0].copy_(state[f"layers.{2 * index}.bias"])
-
-
-def double_dqn_targets(
-    rewards: torch.Tensor,
-    dones: torch.Tensor,
-    online_next_q: torch.Tensor,
-    target_next_q: torch.Tensor,
-    gamma: float,
-) -> torch.Tensor:
-    """r + gamma * (1 - done) * Q_target(s', argmax_a Q_online(s', a)) (van Hasselt et al. 2016)."""
-    best = online_next_q.argmax(dim=-1, keepdim=True)
-    return rewards + gamma * (1.0 - dones) * target_next_q.gather(-1, best).squeeze(-1)
-
-
 class ReplayBuffer:
-    """Ring buffer of (obs, action, reward, next_obs, done) in numpy arrays."""
+    """Ring buffer of (obs, action, reward, next_obs, done) in numpy arrays; observations are stored
+    as uint8 (ours are binary; 4x less memory than float32)."""
 
     def __init__(self, capacity: int, observation_size: int) -> None:
         self.observations = np.zeros((capacity, observation_size), dtype=np.uint8)
@@ -156,7 +80,11 @@ class DQNPopulation:
     """The learners of one training run (one member per agent), updated in lockstep."""
 
     def __init__(
-        self, num_agents: int, observation_size: int, config: DQNConfig, seeds: Sequence[int]
+        self,
+        num_agents: int,
+        observation_size: int,
+        config: DQNConfig,
+        seeds: Sequence[int],
     ) -> None:
         if len(seeds) != num_agents:
             raise ParameterError(f"need one seed per agent, got {len(seeds)} for {num_agents}")
@@ -226,12 +154,16 @@ class DQNPopulation:
             stack("rewards", np.float32),
             stack("dones", np.float32),
         )
-        both = self.network(torch.cat([obs, next_obs], dim=1))  # one online forward over s and s'
+        both = self.network(torch.cat([obs, next_obs], dim=1))  # one forward over s and s'
         batch = obs.shape[1]
         predicted = both[:, :batch].gather(-1, actions.unsqueeze(-1)).squeeze(-1)
         with torch.no_grad():
             targets = double_dqn_targets(
-                rewards, dones, both[:, batch:], self.target_network(next_obs), self.config.gamma
+                rewards,
+                dones,
+                both[:, batch:],
+                self.target_network(next_obs),
+                self.config.gamma,
             )
         per_element = nn.functional.huber_loss(
             predicted, targets, reduction="none", delta=self.config.huber_delta
@@ -280,16 +212,10 @@ class DQNAgent:
     def q_values(self, obs: np.ndarray) -> np.ndarray:
         """Q-values (shape 5) of one observation."""
         with torch.no_grad():
-            batch = torch.as_tensor(obs, dtype=torch.float32).reshape(1, 1, -1)
-            pairs = self.population.network.layer_pairs
-            hidden = batch
-            for layer, (weight, bias) in enumerate(pairs):
-                hidden = torch.baddbmm(
-                    bias[self.index : self.index + 1], hidden, weight[self.index : self.index + 1]
-                )
-                if layer < len(pairs) - 1:
-                    hidden = torch.relu(hidden)
-            return hidden[0, 0].numpy()
+            # The stacked network evaluates every member; the other slots get zeros and are ignored.
+            batch = torch.zeros(self.population.num_agents, 1, self.population.observation_size)
+            batch[self.index, 0] = torch.as_tensor(obs, dtype=torch.float32).reshape(-1)
+            return self.population.network(batch)[self.index, 0].numpy()
 
     def act(self, obs: np.ndarray, epsilon: float = 0.0) -> int:
         """Epsilon-greedy (this agent's RNG); ties go to the lowest action index."""

@@ -116,7 +116,10 @@ def load_checkpoint(path: str | Path, config: TrainConfig | None = None) -> DQNP
     state = torch.load(Path(path), weights_only=True)["population"]
     count = len(state["agents"])
     population = DQNPopulation(
-        count, observation_size(config.env.view_radius), config.learner, list(range(count))
+        count,
+        observation_size(config.env.view_radius),
+        config.learner,
+        list(range(count)),
     )
     population.load_state_dict(state)
     return population
@@ -141,8 +144,8 @@ def train(
     world_seed, *agent_seeds = np.random.SeedSequence(seed).spawn(1 + len(population))
     world_rng = np.random.default_rng(world_seed)
     size = observation_size(config.env.view_radius)
-    population_learner = DQNPopulation(len(population), size, config.learner,
-                                       [int(s.generate_state(1)[0]) for s in agent_seeds])  # fmt: skip
+    seeds = [int(s.generate_state(1)[0]) for s in agent_seeds]
+    population_learner = DQNPopulation(len(population), size, config.learner, seeds)
     agents = population_learner.members
     runner = EpisodeRunner(population, config.env)
     suite = load_probe_suite(config.probes) if probe_every else None
