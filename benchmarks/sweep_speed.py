@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -34,13 +35,24 @@ def main() -> None:
     parser.add_argument("--policies", nargs="+", default=["scripted", "random", "noop"])
     args = parser.parse_args()
 
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="sweep_speed_") as temporary:
         out_dir = Path(temporary)
         wall, table = measure(args.policies, args.seeds, args.workers, out_dir)
         parts = len(list(store.episodes_dir(out_dir).glob("part-*.parquet")))
+    # CPU seconds of this process and its (joined) pool workers: what the sweep cost, whatever else the
+    # machine was running; wall time alone is inflated when other jobs share the cores.
+    cpu = sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
+    load_after = os.getloadavg()[0]
 
     busy = float(table["duration_s"].sum())
-    print(f"cores: {os.cpu_count()}  workers: {args.workers}  seeds: {args.seeds}  parquet parts: {parts}")
+    print(
+        f"cores: {os.cpu_count()}  workers: {args.workers}  seeds: {args.seeds}  parquet parts: {parts}  "
+        f"load average before/after: {load_before:.1f}/{load_after:.1f}"
+    )
     print(
         f"{'policy':<10} {'episodes':>8} {'pass rate':>9} {'env steps':>10} {'episode s':>10} {'ms/episode':>10} {'steps/s':>9}"
     )
@@ -59,6 +71,10 @@ def main() -> None:
     print(
         f"\nwall time {wall:.1f} s ({len(table) / wall:.0f} episodes/s); episode time / workers {ideal:.1f} s; "
         f"overhead {wall - ideal:+.1f} s; target < {TARGET_WALL_S:.0f} s: {'yes' if wall < TARGET_WALL_S else 'NO'}"
+    )
+    print(
+        f"CPU time (this process + workers, incl. imports) {cpu:.1f} s; on {args.workers} otherwise idle cores "
+        f"that is about {cpu / args.workers:.1f} s of wall time"
     )
 
 

@@ -37,3 +37,23 @@ def test_load_traces_without_traces_is_a_clear_error(tmp_path):
     run_sweep([FakeSpec("wander")], ["chest_deposit_near"], [1], 1, tmp_path, progress=False)
     with pytest.raises(ParameterError, match="record_traces=True"):
         load_traces(tmp_path)
+
+
+def test_episode_seed_tells_apart_two_sweep_seeds_in_one_directory(tmp_path):
+    first = run_sweep(
+        [FakeSpec("wander")], ["chest_deposit_near"], [1], 1, tmp_path, record_traces=True, progress=False
+    )
+    second = run_sweep(
+        [FakeSpec("wander")],
+        ["chest_deposit_near"],
+        [1],
+        1,
+        tmp_path,
+        record_traces=True,
+        sweep_seed=5,
+        progress=False,
+    )
+    both = load_traces(tmp_path, seed=0)
+    assert set(both["episode_seed"]) == {int(first["episode_seed"][0]), int(second["episode_seed"][0])}
+    one = load_traces(tmp_path, seed=0, episode_seed=int(second["episode_seed"][0]))
+    assert one["episode_seed"].nunique() == 1 and one["step"].max() == int(second["steps"][0])

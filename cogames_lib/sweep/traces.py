@@ -63,11 +63,13 @@ def load_traces(
     num_agents: int | None = None,
     seed: int | None = None,
     status: str | None = None,
+    episode_seed: int | None = None,
 ) -> pd.DataFrame:
     """Traces stored by a sweep run with `record_traces=True`, filtered by any of the keyword arguments.
 
     `status` (e.g. "TIMED_OUT") keeps the traces of episodes with that status, for "show me a failed
-    episode". Rows are ordered by episode key, step and agent.
+    episode"; `episode_seed` tells apart sweeps with different sweep seeds in one directory. Rows are
+    ordered by episode key, step and agent.
     """
     out_path = Path(out_dir)
     directory = traces_dir(out_path)
@@ -76,12 +78,14 @@ def load_traces(
             f"load_traces: no traces in {str(out_path)!r}; run the sweep with record_traces=True"
         )
     traces = read_parts(directory)
-    for column, value in (
-        ("policy", policy),
-        ("diagnostic", diagnostic),
-        ("num_agents", num_agents),
-        ("seed", seed),
-    ):
+    filters = {
+        "policy": policy,
+        "diagnostic": diagnostic,
+        "num_agents": num_agents,
+        "seed": seed,
+        "episode_seed": episode_seed,
+    }
+    for column, value in filters.items():
         if value is not None:
             traces = traces[traces[column] == value]
     if status is not None:
