@@ -48,3 +48,26 @@ def test_dask_backend_by_address_and_by_client_matches_local(tmp_path):
     pd.testing.assert_frame_equal(by_address.drop(columns="duration_s"), expected)
     pd.testing.assert_frame_equal(by_client.drop(columns="duration_s"), expected)
     assert (by_address["status"].astype(str) == "RUN_ERROR").sum() == len(by_address) // 2
+
+
+def test_an_unreachable_scheduler_is_a_one_line_parameter_error(tmp_path):
+    dask = pytest.importorskip("dask")
+    from cogames_lib.errors import ParameterError
+
+    with (
+        dask.config.set({"distributed.comm.timeouts.connect": "1s"}),
+        pytest.raises(
+            ParameterError, match=r"scheduler: cannot connect to the Dask scheduler 'tcp://127.0.0.1:9'"
+        ),
+    ):
+        run_sweep(
+            ["noop"],
+            ["memory"],
+            [1],
+            1,
+            tmp_path,
+            backend="dask",
+            scheduler="tcp://127.0.0.1:9",
+            progress=False,
+        )
+    assert not list((tmp_path / "episodes").glob("part-*"))

@@ -140,9 +140,12 @@ def run_sweep(
     with _progress_bar()(
         total=len(tasks), initial=len(tasks) - len(todo), unit="episode", desc="sweep", disable=not progress
     ) as bar:
-        for chunk, results in completed:
-            _write_chunk(plan, chunk, results)
-            bar.update(len(results))
+        try:
+            for chunk, results in completed:
+                _write_chunk(plan, chunk, results)
+                bar.update(len(results))
+        finally:  # on an error or Ctrl-C too: stop the pool or cluster now, not at garbage collection
+            completed.close()
     table = _collect(plan, tasks)
     store.write_atomically(table, plan.out_dir / store.TABLE)
     table.attrs.update(

@@ -16,6 +16,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
+from cogames_lib.errors import ParameterError
 from cogames_lib.sweep.episode import run_episode
 
 MAX_CHUNK_SIZE = 10  # one cell of the default 10 seeds; small enough that the last chunk ends soon
@@ -128,7 +129,12 @@ def _run_dask(chunks: list[Chunk], workers: int, scheduler: Any) -> Results:
         )
         client, owned = Client(cluster), True
     elif isinstance(scheduler, str):
-        client, owned = Client(scheduler), True
+        try:
+            client, owned = Client(scheduler), True
+        except OSError as error:  # unreachable or not a scheduler: a parameter the user can fix
+            raise ParameterError(
+                f"scheduler: cannot connect to the Dask scheduler {scheduler!r} ({error})"
+            ) from None
     else:  # an existing distributed.Client: the caller owns it
         client, owned = scheduler, False
     try:
@@ -148,7 +154,7 @@ def _run_dask(chunks: list[Chunk], workers: int, scheduler: Any) -> Results:
 def execute(chunks: list[Chunk], backend: str, workers: int, scheduler: Any) -> Results:
     """(chunk, results) pairs in completion order. workers == 1 on the local backend runs in this process."""
     if not chunks:
-        return iter(())
+        return _run_inline(chunks)  # an empty generator: nothing to start
     if backend == "dask":
         return _run_dask(chunks, workers, scheduler)
     if workers == 1:
