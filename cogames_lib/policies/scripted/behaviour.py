@@ -1,8 +1,8 @@
 """The scripted baseline: what to do next, decided afresh every step from what the agent knows.
 
 Priorities, top first:
-1. carrying a heart: show `default` (or `heart_b`) and deposit it in the heart chest;
-2. energy does not refill and is short for the next leg: recharge at the nearest charger;
+1. energy does not refill and is short for the next leg: recharge at the nearest charger;
+2. carrying a heart: show `default` (or `heart_b`) and deposit it in the heart chest;
 3. holding my share of the recipe: go to the assembler and chorus (show `heart_a` once all N are
    there; an agent in an orthogonal cell uses the assembler when N `heart_a` are visible);
 4. a missing resource has a known, usable source: withdraw it from a resource chest, extract it, or
@@ -29,6 +29,7 @@ CHORUS_VIBES = frozenset({DEFAULT, HEART_A})  # vibes that never break the heart
 RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
 CHARGE_TARGET = rules.ENERGY_CAPACITY - rules.CHARGER_ENERGY_GAIN  # one more use would waste energy
 ENERGY_MARGIN = 6
+EXPLORE_SLACK = 6  # steps of wandering we keep energy for beyond the way back to a charger
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 FULL_CHORUS_PATIENCE = 6  # steps a diagonal agent watches a full chorus fire nothing before gathering
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
@@ -79,12 +80,12 @@ class ScriptedPolicy:
         return self._decide()
 
     def _decide(self) -> int:
-        if self.items[rules.HEART]:
-            return self._deliver()
-        if self.charging or self._energy_short(0):
+        if self.charging or self._energy_short(self._return_cost()):
             action = self._recharge()
             if action is not None:
                 return action
+        if self.items[rules.HEART]:
+            return self._deliver()
         missing = self._missing()
         if not missing:
             return self._chorus()
@@ -196,6 +197,14 @@ class ScriptedPolicy:
             back = min(abs(goal[0] - c[0]) + abs(goal[1] - c[1]) for c in chargers)
             cost += rules.MOVE_ENERGY_COST * back
         return cost + ENERGY_MARGIN
+
+    def _return_cost(self) -> int:
+        """Energy to get back to the nearest known charger, plus an exploring leg's worth of slack."""
+        chargers = self.nav.memory.known("charger")
+        if not chargers:
+            return 0
+        distance = min(self.nav.distance(c) for c in chargers)
+        return rules.MOVE_ENERGY_COST * (distance + EXPLORE_SLACK) + ENERGY_MARGIN
 
     def _energy_short(self, leg_cost: int) -> bool:
         return (

@@ -7,6 +7,7 @@ while its goal and the known obstacles are unchanged, so BFS runs only when some
 
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -27,6 +28,7 @@ from cogames_lib.policies.scripted.skills import Skills
 
 _DELTA = {action: (dr, dc) for action, dr, dc in STEPS}
 WAIT_BEFORE_SIDESTEP = 2  # steps blocked by a teammate before stepping aside (breaks corridor jams)
+GAIN_RADIUS = int(os.environ.get("GR", 3))
 
 
 class Navigator:
@@ -143,7 +145,7 @@ class Navigator:
     def _pick_frontier(self) -> Cell | None:
         memory = self.memory
         if self.skills.pathfinding:
-            return frontier_target(memory, self.pos, memory.agents, self.rng, VIEW_RADIUS)
+            return frontier_target(memory, self.pos, memory.agents, self.rng, GAIN_RADIUS, (ORIGIN, ORIGIN))
         # Without search: the nearest unknown cell as the crow flies.
         r0, r1, c0, c1 = memory.bounds
         rows, cols = np.nonzero(memory.kind[r0 - 1 : r1 + 1, c0 - 1 : c1 + 1] == UNKNOWN)

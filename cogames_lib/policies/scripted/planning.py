@@ -7,6 +7,7 @@ Positions are (row, col) tuples in memory coordinates; a path excludes the start
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable, Collection
 
@@ -16,6 +17,7 @@ from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 
 Cell = tuple[int, int]
 # (action index, row delta, col delta) in `rules.MOVES` order: north, south, west, east.
+ORIGIN_WEIGHT = float(os.environ.get("OW", 0.0))  # how much a frontier cell's distance from the search origin counts against it
 STEPS: tuple[tuple[int, int, int], ...] = ((1, -1, 0), (2, 1, 0), (3, 0, -1), (4, 0, 1))
 
 
@@ -124,7 +126,12 @@ def greedy_step(
 
 
 def frontier_target(
-    memory: MapMemory, start: Cell, blocked: Collection[Cell], rng: random.Random, view_radius: int
+    memory: MapMemory,
+    start: Cell,
+    blocked: Collection[Cell],
+    rng: random.Random,
+    view_radius: int,
+    origin: Cell,
 ) -> Cell | None:
     """The unknown cell worth walking to: most unknown cells around it per step of the way there.
 
@@ -183,7 +190,12 @@ def frontier_target(
     top, left = np.arange(height)[:, None], np.arange(width)[None, :]
     span = 2 * pad + 1
     gain = prefix[top + span, left + span] - prefix[top, left + span] - prefix[top + span, left] + prefix[top, left]
-    utility = np.where(candidates, gain / (dist + view_radius), -1.0)
+    # Far from where the search began costs extra: the search grows around its start, so nearby
+    # stations are found first instead of drifting along an open diagonal.
+    rows = np.arange(r0, r1)[:, None]
+    cols = np.arange(c0, c1)[None, :]
+    from_origin = np.abs(rows - origin[0]) + np.abs(cols - origin[1])
+    utility = np.where(candidates, gain / (dist + view_radius + ORIGIN_WEIGHT * from_origin), -1.0)
     best = np.flatnonzero(utility >= utility.max() - 1e-9)
     pick = int(best[rng.randrange(best.size)])
     return pick // width + r0, pick % width + c0
