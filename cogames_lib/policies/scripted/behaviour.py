@@ -234,6 +234,8 @@ class ScriptedPolicy:
 
     # -- heart and chorus ----------------------------------------------------------------------------
     def _deliver(self) -> int:
+        if self.vibe not in DEPOSIT_VIBES:  # at once: it also tells the chorus we are leaving
+            return vibe_action(DEFAULT)
         chests = self.nav.memory.known("chest")
         if not chests:
             return self._explore_or_wander()
@@ -270,6 +272,9 @@ class ScriptedPolicy:
                 if action is not None:
                     return action
             return rules.NOOP
+        action = self._make_way(ring)
+        if action is not None:
+            return action
         others = [memory.agents[c] for c in ring if c in memory.agents]
         if any(v not in CHORUS_VIBES for v in others):  # someone crafts here: keep out of the way
             return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
@@ -285,6 +290,23 @@ class ScriptedPolicy:
         if self.full_chorus_steps > FULL_CHORUS_PATIENCE:
             self._pool_was_short()
         return rules.NOOP
+
+    def _make_way(self, ring: list[Cell]) -> int | None:
+        """A teammate next to me wants in (outside the ring) or out (in it, not showing heart_a): slide
+        to another ring cell so that I am not the cork in a one-cell entrance."""
+        nav, memory = self.nav, self.nav.memory
+        pos = nav.pos
+        stuck = [c for c, v in memory.agents.items() if nav.distance(c) == 1 and (c not in ring or v != HEART_A)]
+        if not stuck:
+            return None
+        spots = [
+            c
+            for c in ring
+            if nav.distance(c) == 1 and memory.is_free(c) and c not in memory.agents and c != pos
+        ]
+        if not spots:
+            return None
+        return nav.moved(move_action(pos, self.rng.choice(spots)))
 
     def _follow_beacon(self) -> int:
         """Assembler unknown: walk towards a teammate showing `heart_a` (it knows the way), else explore."""
