@@ -151,3 +151,12 @@ def test_summarise_counts_and_wilson_intervals(reference):
         assert row.run_errors == int((cell["status"] == "RUN_ERROR").sum())
         assert row.timed_out == int((cell["status"] == "TIMED_OUT").sum())
     assert list(summary["policy"].astype(str).unique()) == ["wander", "boom"]
+
+
+def test_progress_bar_and_skip_log_line(tmp_path, capsys, caplog):
+    caplog.set_level("INFO", logger="cogames_lib.sweep")
+    run_sweep([FakeSpec("wander")], ["chest_deposit_near", "chorus_pair"], [1, 2], 2, tmp_path, progress=True)
+    err = capsys.readouterr().err
+    assert "sweep: 100%" in err and "4/4" in err and "episode/s" in err
+    assert "skipped 2 cells whose diagnostic does not allow the agent count" in caplog.text
+    assert "diagnostic_chest_deposit_near x2" in caplog.text
