@@ -63,6 +63,8 @@ def test_good_parameters_are_normalised(tmp_path):
         ({"policies": []}, "policies: empty"),
         ({"policies": [FakeSpec("a"), FakeSpec("a")]}, "policies: duplicate policy name"),
         ({"policies": [42]}, "policies: 42 is neither a policy name nor a PolicySpec"),
+        ({"policies": ["scripted:-nonsense"]}, "policies: unknown scripted ablation '-nonsense'"),
+        ({"policies": ["no_such_module:Policy"]}, "policies: .*no_such_module"),
         ({"sweep_seed": -3}, "sweep_seed: must be an integer >= 0"),
     ],
 )
