@@ -128,8 +128,12 @@ def test_malformed_turns_are_skipped_and_reported() -> None:
     assert "3 malformed turn(s)" in result["parsing_errors"][0]
 
 
-def test_escaped_verdict_is_still_found() -> None:
-    data = b'{"turns": [{"role": "system", "content": "Task ended with score : \\u0031"}]}'
+@pytest.mark.parametrize(
+    "content",
+    ["Task ended with score : \\u0031", "Task \\u0065nded with score : 1", "Task en\\u0064ed with score : 1"],
+)
+def test_escaped_verdict_is_still_found(content: str) -> None:
+    data = b'{"turns": [{"role": "system", "content": "' + content.encode() + b'"}]}'
     assert outcome(data)["completion_status"] == S.SUCCESS
 
 
@@ -271,3 +275,30 @@ def test_property_fast_json_path_agrees_with_json_loads(text: str) -> None:
             _parse_json(text)
         return
     assert json.dumps(_parse_json(text)) == json.dumps(expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {"role": st.sampled_from(["system", "user"]), "content": st.text(max_size=20) | verdict_text}
+        ),
+        max_size=6,
+    ),
+    st.lists(st.booleans(), min_size=1, max_size=64),
+)
+def test_property_byte_precheck_never_hides_a_verdict(turns, escape_mask) -> None:
+    from unittest import mock
+
+    from cogames_lib.mindcraft import logs
+
+    text = json.dumps(turns)  # only strings and punctuation, so any e/n/d may be \u-escaped
+    letters = iter(escape_mask * (len(text) // len(escape_mask) + 1))
+    escaped = "".join(f"\\u{ord(c):04x}" if c in "end" and next(letters) else c for c in text)
+    data = escaped.encode()
+    with mock.patch.object(logs, "VERDICT_MARKERS", (b"", b"")):  # b"" is in everything: always walk
+        reference = outcome(data)
+    assert outcome(data) == reference or (
+        math.isnan(reference["logged_score"])
+        and outcome(data)["completion_status"] == reference["completion_status"]
+    )

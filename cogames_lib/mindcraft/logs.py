@@ -60,10 +60,11 @@ LEGACY_VERDICTS: dict[str, tuple[CompletionStatus, float | None]] = {
     "No other agents found": (CompletionStatus.NO_SCORE_LOGGED, None),
 }
 
-# Cheap byte-level pre-checks: a log without any of these cannot hold a verdict, so its turns are
-# never walked in Python (the common case for every agent but the one that logged the score). A
-# `\\u` escape could spell a verdict phrase in disguise, so its presence also forces the walk.
-VERDICT_MARKERS: tuple[bytes, ...] = (b"Task ended", b"ended with code", b"\\u")
+# Cheap byte-level pre-check: a log whose bytes hold neither marker cannot hold a verdict, so its
+# turns are never walked in Python (the common case: every agent but the one that logged the score).
+# Every verdict phrase contains "ended"; JSON could only hide it behind an escape of one of its
+# letters (e = \u0065, n = \u006e, d = \u0064), which all start with `\u006`.
+VERDICT_MARKERS: tuple[bytes, ...] = (b"ended", b"\\u006")
 
 SCORE_SCALE_BY_TASK_TYPE: dict[str, float] = {"construction": 100.0, "cooking": 1.0, "techtree": 1.0}
 
@@ -240,7 +241,7 @@ def outcome_from_bytes(
     message: str | None = None
     logged: float | None = None
     score_lines = 0
-    if VERDICT_MARKERS[0] in data or VERDICT_MARKERS[1] in data or VERDICT_MARKERS[2] in data:
+    if VERDICT_MARKERS[0] in data or VERDICT_MARKERS[1] in data:
         kind, message, logged, score_lines = _find_verdict(turns, errors)
         if score_lines > 1:
             errors.append(f"{score_lines} score lines; the last one counts")
