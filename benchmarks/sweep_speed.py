@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from cogames_lib.sweep import run_sweep, store
+from cogames_lib.sweep.runner import start_method
 
 TARGET_WALL_S = 60.0
 
@@ -36,6 +37,7 @@ def main() -> None:
     args = parser.parse_args()
 
     load_before = os.getloadavg()[0]
+    method = start_method()
     with tempfile.TemporaryDirectory(prefix="sweep_speed_") as temporary:
         out_dir = Path(temporary)
         wall, table = measure(args.policies, args.seeds, args.workers, out_dir)
@@ -50,7 +52,7 @@ def main() -> None:
 
     busy = float(table["duration_s"].sum())
     print(
-        f"cores: {os.cpu_count()}  workers: {args.workers}  seeds: {args.seeds}  parquet parts: {parts}  "
+        f"cores: {os.cpu_count()}  workers: {args.workers} ({method})  seeds: {args.seeds}  parquet parts: {parts}  "
         f"load average before/after: {load_before:.1f}/{load_after:.1f}"
     )
     print(
