@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cogames_lib.diagnostics import DIAGNOSTICS
 from cogames_lib.outcomes import STATUS_ORDER
@@ -160,3 +162,24 @@ def test_progress_bar_and_skip_log_line(tmp_path, capsys, caplog):
     assert "sweep: 100%" in err and "4/4" in err and "episode/s" in err
     assert "skipped 2 cells whose diagnostic does not allow the agent count" in caplog.text
     assert "diagnostic_chest_deposit_near x2" in caplog.text
+
+
+@given(
+    policies=st.lists(st.integers(1, 12), min_size=1, max_size=4),
+    workers=st.integers(1, 4),
+    chunk_size=st.one_of(st.none(), st.integers(1, 7)),
+)
+@settings(max_examples=60, deadline=None)
+def test_chunks_cover_every_task_once_in_order_with_one_policy_each(policies, workers, chunk_size):
+    from cogames_lib.sweep.runner import MAX_CHUNK_SIZE, EpisodeTask, make_chunks
+
+    todo = [
+        (spec, EpisodeTask("d", 1, seed, seed))
+        for spec in [FakeSpec(f"p{index}") for index in range(len(policies))]
+        for seed in range(policies[int(spec.name[1:])])
+    ]
+    chunks = make_chunks(todo, workers, False, chunk_size)
+    flattened = [(chunk.policy_spec, task) for chunk in chunks for task in chunk.tasks]
+    assert flattened == todo
+    limit = chunk_size or MAX_CHUNK_SIZE
+    assert all(1 <= len(chunk.tasks) <= limit for chunk in chunks)
