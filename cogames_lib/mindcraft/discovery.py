@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.mindcraft.logs import AGENT_LOG_NAME
@@ -40,8 +41,7 @@ def as_path_list(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     return [os.fspath(path) for path in paths]
 
 
-@dataclass(frozen=True)
-class FolderListing:
+class FolderListing(NamedTuple):  # a NamedTuple: built once per folder, in the hot loop
     """One `os.scandir` of a folder, sorted; `logs` holds (file name, agent name, run index)."""
 
     kind: str  # "logs" | "empty" | "walk" | "skip"

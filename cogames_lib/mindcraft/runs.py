@@ -41,14 +41,19 @@ from cogames_lib.outcomes import STATUS_ORDER, CompletionStatus
 RESULTS_FILE = "results.txt"
 
 # Agents within one run: the first status present in this list decides (TIMED_OUT overrides all).
-RUN_STATUS_PRIORITY: tuple[str, ...] = (
-    CompletionStatus.TIMED_OUT,
-    CompletionStatus.SUCCESS,
-    CompletionStatus.FAILED_PARTIAL_SCORE,
-    CompletionStatus.FAILED_SCORE_ZERO,
-    CompletionStatus.NO_SCORE_LOGGED,
-    CompletionStatus.LOG_FILE_ERROR,
+RUN_STATUS_PRIORITY: tuple[str, ...] = tuple(
+    status.value  # plain strings: enum members hash and compare through Python code
+    for status in (
+        CompletionStatus.TIMED_OUT,
+        CompletionStatus.SUCCESS,
+        CompletionStatus.FAILED_PARTIAL_SCORE,
+        CompletionStatus.FAILED_SCORE_ZERO,
+        CompletionStatus.NO_SCORE_LOGGED,
+        CompletionStatus.LOG_FILE_ERROR,
+    )
 )
+_NO_SCORE = CompletionStatus.NO_SCORE_LOGGED.value
+_SUCCESS = CompletionStatus.SUCCESS.value
 _STATUS_RANK = {status: rank for rank, status in enumerate(STATUS_ORDER)}
 
 
@@ -65,10 +70,10 @@ def read_model_name(experiment_root: str) -> str | None:
 
 def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
     statuses = {outcome["completion_status"] for outcome in outcomes}
-    status = next((s for s in RUN_STATUS_PRIORITY if s in statuses), CompletionStatus.NO_SCORE_LOGGED)
+    status = next((s for s in RUN_STATUS_PRIORITY if s in statuses), _NO_SCORE)
     scores = [outcome["raw_score"] for outcome in outcomes if outcome["raw_score"] is not None]
     return {
-        "completion_status": str(status),
+        "completion_status": status,
         "raw_score": max(scores) if scores else None,
         "agent_log_count": len(outcomes),
     }
@@ -109,8 +114,7 @@ def extract_result(
     `list_folder`) and `metrics` (its `task_definition_metrics`) save work when the caller has them.
     """
     folder = os.path.normpath(os.fspath(folder_path))
-    task_id = os.path.basename(folder)
-    experiment_root = os.path.dirname(folder)
+    experiment_root, _, task_id = folder.rpartition(os.sep)
     if model_name is None and read_results_file:
         model_name = read_model_name(experiment_root)
     if listing is None:
@@ -125,7 +129,7 @@ def extract_result(
         by_run.setdefault(outcome["run_index"], []).append(outcome)
     repetitions = {run_index: _combine_agents(group) for run_index, group in sorted(by_run.items())}
     best = _best_repetition(repetitions)
-    status = best["completion_status"] if best else CompletionStatus.NO_SCORE_LOGGED.value
+    status = best["completion_status"] if best else _NO_SCORE
 
     if metrics is None:
         metrics = task_definition_metrics(task_id, task_definition)
@@ -143,7 +147,7 @@ def extract_result(
         ),
         "total_agent_logs_found": len(outcomes),
         "overall_raw_score": best["raw_score"] if best else None,
-        "overall_is_successful": status == CompletionStatus.SUCCESS,
+        "overall_is_successful": status == _SUCCESS,
         "overall_completion_status": status,
         "repetitions": repetitions,
         "agent_outcomes": outcomes,
