@@ -221,6 +221,12 @@ def test_mindcraft_figures():
     )
     figure = plots.success_rates(rates, "task_type")
     assert "Wilson" in figure.axes[0].get_title() and "1/4" in texts(figure)
+    by_model = pd.concat(
+        [rates.assign(model_name="m1"), rates.assign(model_name="m2", successes=[0, 4], rate=[0.0, 1.0])]
+    )
+    figure = plots.success_rates(by_model, "task_type")
+    assert [t.get_text() for t in figure.axes[0].get_legend().get_texts()] == ["m1", "m2"]
+    assert "0/4" in texts(figure) and "4/4" in texts(figure)
     figure = plots.construction_scores(runs)
     assert "(n=2, mean 0.40)" in figure.axes[0].get_title()  # two scored, two unreadable
 
@@ -270,19 +276,26 @@ def test_trajectory_and_redundancy_figures():
     legend = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
     assert legend == ["agent 0 (2 steps)", "agent 1 (1 steps)"]
     assert figure.axes[0].images[0].get_array().shape == (3, 5, 3)
-    names = ["diagnostic_a", "diagnostic_b", "diagnostic_c"]
-    agreement = pd.DataFrame(
-        [[1.0, 0.95, 0.2], [0.95, 1.0, 0.3], [0.2, 0.3, 1.0]], index=names, columns=names
+    pairs = pd.DataFrame(
+        dict(
+            diagnostic_a=["diagnostic_x", "diagnostic_x", "diagnostic_y"],
+            diagnostic_b=["diagnostic_y", "diagnostic_z", "diagnostic_z"],
+            agreement=[0.96, 0.2, 0.3],
+            n_shared=[25, 25, 25],
+            redundant=[True, False, False],
+        )
     )
-    figure = plots.redundancy_heatmap(agreement, threshold=0.9)
-    heatmap = next(axes for axes in figure.axes if axes.get_xlabel() == "diagnostic")
-    assert sorted(t.get_text() for t in heatmap.get_xticklabels()) == ["a", "b", "c"]
+    figure = plots.redundancy_heatmap(pairs)
+    heatmap = figure.axes[0]
+    assert sorted(t.get_text() for t in heatmap.get_xticklabels()) == ["x", "y", "z"]
     outlined = [
         p for p in heatmap.patches if isinstance(p, matplotlib.patches.Rectangle) and not p.get_fill()
     ]
-    assert len(outlined) == 2  # (a, b) and (b, a)
-    with pytest.raises(ParameterError, match="square"):
-        plots.redundancy_heatmap(agreement.iloc[:, :2].T.iloc[:, :2].rename(columns=str.upper))
+    assert len(outlined) == 2  # (x, y) and (y, x)
+    assert "1 pair(s)" in heatmap.get_title()
+    # clustered: x and y (agreement 0.96) sit next to each other
+    order = [t.get_text() for t in heatmap.get_yticklabels()]
+    assert abs(order.index("x") - order.index("y")) == 1
 
 
 def test_missing_column_is_a_one_line_error():

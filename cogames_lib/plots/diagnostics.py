@@ -11,6 +11,7 @@ from cogames_lib.plots.style import (
     POLICY_COLOURS,
     POLICY_ORDER,
     STATUS_PALETTE,
+    annotated_grid,
     empty_figure,
     new_figure,
     numeric_order,
@@ -69,20 +70,7 @@ def pass_rate_heatmap(episodes: pd.DataFrame) -> plt.Figure:
             .reindex(index=diagnostics, columns=counts)
             .fillna("")
         )
-        sns.heatmap(
-            grid,
-            ax=axes,
-            vmin=0,
-            vmax=1,
-            cmap="RdYlGn",
-            annot=labels.to_numpy(),
-            fmt="",
-            annot_kws={"fontsize": 6},
-            cbar=policy == policies[-1],
-            cbar_kws={"label": "pass rate"},
-            linewidths=0.5,
-            linecolor="white",
-        )
+        annotated_grid(axes, grid, labels, "RdYlGn", "pass rate", colourbar=policy == policies[-1])
         axes.set_title(policy)
         axes.set_xlabel("agents")
         axes.set_ylabel("diagnostic" if policy == policies[0] else "")
@@ -185,20 +173,10 @@ def capability_matrix(episodes: pd.DataFrame) -> plt.Figure:
         .fillna("")
     )
     figure, axes = new_figure(1.2 + 0.75 * len(diagnostics), 0.6 * len(policies) + 2.8)
-    sns.heatmap(
-        grid,
-        ax=axes,
-        vmin=0,
-        vmax=1,
-        cmap="RdYlGn",
-        annot=labels.to_numpy(),
-        fmt="",
-        annot_kws={"fontsize": 6},
-        cbar_kws={"label": "pass rate"},
-        linewidths=0.5,
-        linecolor="white",
+    annotated_grid(axes, grid, labels, "RdYlGn", "pass rate")
+    axes.set_xticks(
+        range(len(diagnostics)), [d.removeprefix("diagnostic_") for d in diagnostics], rotation=60, ha="right"
     )
-    axes.set_xticklabels([d.removeprefix("diagnostic_") for d in diagnostics], rotation=60, ha="right")
     axes.set_xlabel("diagnostic")
     axes.set_ylabel("policy / ablation")
     axes.set_title("Capability matrix: pass rate (agent counts pooled)")

@@ -74,26 +74,61 @@ def status_breakdown(runs: pd.DataFrame, by: Sequence[str] = ("task_type", "agen
 
 
 def success_rates(rate_table: pd.DataFrame, category: str, title: str | None = None) -> plt.Figure:
-    """Success rate per category with its Wilson interval and n (a summary helper's rate table in)."""
+    """Success rate per category with its Wilson interval and successes/n (a summary helper's table in).
+
+    When the table has several models (`model_name`), bars are grouped per category, one colour per model.
+    """
     require_columns(rate_table, [category, *RATE_COLUMNS], "success_rates")
     name = title or f"Success rate by {category}"
     table = rate_table.dropna(subset=[category])
     if table.empty:
         return empty_figure(name, "no task folders")
-    labels = [str(v) for v in table[category]]
-    figure, axes = new_figure(max(4.5, 0.9 * len(labels) + 2), 3.6)
-    x = np.arange(len(labels))
-    errors = np.clip(np.vstack([table["rate"] - table["ci_low"], table["ci_high"] - table["rate"]]), 0, None)
-    axes.bar(x, table["rate"], color=STATUS_PALETTE["SUCCESS"], yerr=errors, capsize=3, alpha=0.85)
-    for xi, (rate, n, successes) in enumerate(
-        zip(table["rate"], table["n"], table["successes"], strict=True)
-    ):
-        axes.text(xi, min(1.0, rate) + 0.03, f"{successes}/{n}", ha="center", va="bottom", fontsize=7)
-    axes.set_xticks(x, labels, rotation=30 if max(len(s) for s in labels) > 8 else 0, ha="right")
-    axes.set_ylim(0, 1.12)
+    models = (
+        [str(m) for m in dict.fromkeys(table["model_name"].astype(str))]
+        if "model_name" in table.columns
+        else [""]
+    )
+    labels = _category_labels(table[category])
+    figure, axes = new_figure(max(4.5, 0.9 * len(labels) * max(1, len(models) / 1.5) + 2.5), 3.6)
+    width = 0.8 / len(models)
+    colours = sns.color_palette("deep", len(models)) if len(models) > 1 else [STATUS_PALETTE["SUCCESS"]]
+    for index, model in enumerate(models):
+        part = table if model == "" else table[table["model_name"].astype(str) == model]
+        part = part.assign(_label=part[category].astype(str)).set_index("_label").reindex(labels)
+        x = np.arange(len(labels)) + (index - (len(models) - 1) / 2) * width
+        errors = np.clip(np.vstack([part["rate"] - part["ci_low"], part["ci_high"] - part["rate"]]), 0, None)
+        axes.bar(
+            x,
+            part["rate"],
+            width=width,
+            color=colours[index],
+            yerr=errors,
+            capsize=3,
+            alpha=0.85,
+            label=model or None,
+        )
+        for xi, rate, n, successes in zip(x, part["rate"], part["n"], part["successes"], strict=True):
+            if pd.notna(n):
+                axes.text(
+                    xi,
+                    min(1.0, rate) + 0.03,
+                    f"{int(successes)}/{int(n)}",
+                    ha="center",
+                    va="bottom",
+                    fontsize=6,
+                )
+    axes.set_xticks(
+        np.arange(len(labels)),
+        labels,
+        rotation=30 if max(len(s) for s in labels) > 8 else 0,
+        ha="right" if max(len(s) for s in labels) > 8 else "center",
+    )
+    axes.set_ylim(0, 1.15)
     axes.set_xlabel(category)
     axes.set_ylabel("success rate")
     axes.set_title(f"{name} (Wilson 95% CI)")
+    if len(models) > 1:
+        axes.legend(title="model", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     return figure
 
 

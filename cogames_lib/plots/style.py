@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 
 import matplotlib
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from cogames_lib.outcomes import STATUS_COLOURS, STATUS_ORDER
@@ -98,3 +99,45 @@ def empty_figure(title: str, message: str) -> plt.Figure:
     axes.text(0.5, 0.5, message, ha="center", va="center", transform=axes.transAxes)
     axes.set_axis_off()
     return figure
+
+
+def annotated_grid(
+    axes: plt.Axes,
+    values: pd.DataFrame,
+    labels: pd.DataFrame | None,
+    cmap: str,
+    colourbar_label: str,
+    fontsize: float = 6,
+    colourbar: bool = True,
+) -> None:
+    """A heatmap of `values` (NaN cells left blank) with one text label per cell.
+
+    imshow plus plain text is several times faster than seaborn's annotated heatmap on report-sized
+    grids, which matters for the quick report's minute budget.
+    """
+    data = values.to_numpy(dtype=float)
+    image = axes.imshow(data, cmap=cmap, vmin=0, vmax=1, aspect="auto", interpolation="nearest")
+    colour_map = image.get_cmap()
+    if labels is not None:
+        for (row, column), text in np.ndenumerate(labels.to_numpy(dtype=object)):
+            value = data[row, column]
+            if not text or np.isnan(value):
+                continue
+            red, green, blue, _ = colour_map(value)
+            dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5  # light text on dark cells
+            axes.text(
+                column,
+                row,
+                str(text),
+                ha="center",
+                va="center",
+                fontsize=fontsize,
+                color="white" if dark else "black",
+            )
+    axes.set_xticks(range(values.shape[1]), [str(c) for c in values.columns])
+    axes.set_yticks(range(values.shape[0]), [str(i) for i in values.index])
+    axes.tick_params(length=0)
+    for spine in axes.spines.values():
+        spine.set_visible(False)
+    if colourbar:
+        axes.figure.colorbar(image, ax=axes, label=colourbar_label, shrink=0.6)

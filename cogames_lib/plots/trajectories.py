@@ -11,9 +11,8 @@ from collections.abc import Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
 
-from cogames_lib.plots.style import empty_figure, new_figure, require_columns
+from cogames_lib.plots.style import annotated_grid, empty_figure, new_figure, require_columns
 
 TRACE_COLUMNS = ("step", "agent", "row", "col")
 AGENT_LINE_COLOURS = ("#1b6ca8", "#d1342f", "#2e9e44", "#7b3fa0", "#f0a202", "#111111")
@@ -54,57 +53,44 @@ def episode_trajectory(trace: pd.DataFrame, cells: Sequence[Sequence[str]], titl
     return figure
 
 
-def redundancy_heatmap(agreement: pd.DataFrame, threshold: float | None = None) -> plt.Figure:
-    """Clustered heatmap of pass/fail agreement between diagnostics (a square diagnostic x diagnostic table).
+def redundancy_heatmap(pairs: pd.DataFrame) -> plt.Figure:
+    """Pass/fail agreement between diagnostics, clustered; pairs flagged `redundant` are outlined in red.
 
-    Pairs at or above `threshold` are outlined: they rarely disagree, so one of them may be redundant.
+    Takes the tidy pairs table of `diagnostics.redundancy.redundancy` (one row per pair: agreement,
+    n_shared, redundant); the matrix and its clustered order come from the same module.
     """
-    if agreement.empty or agreement.shape[0] < 2:
-        return empty_figure("Redundancy", "fewer than two diagnostics to compare")
-    if list(agreement.index) != list(agreement.columns):
-        from cogames_lib.errors import ParameterError
+    from cogames_lib.diagnostics.redundancy import agreement_matrix, linkage_order
 
-        raise ParameterError("redundancy_heatmap: the agreement table must be square with the same labels")
-    matrix = agreement.astype(float).copy()
-    labels = [str(name).removeprefix("diagnostic_") for name in matrix.index]
-    matrix.index, matrix.columns = labels, labels
-    size = 2.5 + 0.42 * len(labels)
-    filled = matrix.fillna(0.5)  # clustering needs numbers; a pair never compared sits in the middle
-    try:
-        grid = sns.clustermap(
-            filled,
-            vmin=0,
-            vmax=1,
-            cmap="viridis",
-            figsize=(size, size),
-            annot=len(labels) <= 12,
-            fmt=".2f",
-            annot_kws={"fontsize": 6},
-            cbar_kws={"label": "agreement"},
-        )
-    except (ValueError, FloatingPointError):  # degenerate distances (e.g. all identical): no clustering
-        grid = sns.clustermap(
-            filled,
-            vmin=0,
-            vmax=1,
-            cmap="viridis",
-            figsize=(size, size),
-            row_cluster=False,
-            col_cluster=False,
-            cbar_kws={"label": "agreement"},
-        )
-    axes = grid.ax_heatmap
-    if threshold is not None:
-        order = [
-            labels[i]
-            for i in (grid.dendrogram_row.reordered_ind if grid.dendrogram_row else range(len(labels)))
-        ]
-        for i, row in enumerate(order):
-            for j, column in enumerate(order):
-                if i != j and filled.loc[row, column] >= threshold:
-                    axes.add_patch(plt.Rectangle((j, i), 1, 1, fill=False, edgecolor="red", linewidth=1.5))
+    require_columns(
+        pairs, ["diagnostic_a", "diagnostic_b", "agreement", "n_shared", "redundant"], "redundancy_heatmap"
+    )
+    if pairs.empty:
+        return empty_figure("Redundancy", "fewer than two diagnostics to compare")
+    matrix = agreement_matrix(pairs)
+    order = linkage_order(matrix) if len(matrix) > 2 else list(matrix.index)
+    matrix = matrix.reindex(index=order, columns=order)
+    labels = [str(name).removeprefix("diagnostic_") for name in order]
+    size = 3 + 0.38 * len(labels)
+    figure, axes = new_figure(size + 1.2, size)
+    shown = pd.DataFrame(matrix.to_numpy(dtype=float), index=labels, columns=labels)
+    texts = shown.map(lambda v: f"{v:.2f}") if len(labels) <= 12 else None
+    annotated_grid(axes, shown, texts, "viridis", "agreement (shared cells)")
+    axes.set_xticks(range(len(labels)), labels, rotation=90)
+    position = {name: index for index, name in enumerate(order)}
+    flagged = pairs[pairs["redundant"].astype(bool)]
+    for row in flagged.itertuples(index=False):
+        i, j = position[row.diagnostic_a], position[row.diagnostic_b]
+        for x, y in ((i, j), (j, i)):
+            axes.add_patch(
+                plt.Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=1.5)
+            )
+    axes.tick_params(labelsize=7)
     axes.set_xlabel("diagnostic")
     axes.set_ylabel("diagnostic")
-    suffix = f"; red: >= {threshold:.2f}" if threshold is not None else ""
-    grid.figure.suptitle(f"Pass/fail agreement between diagnostics{suffix}", fontsize=10)
-    return grid.figure
+    cells = int(pairs["n_shared"].max()) if len(pairs) else 0
+    axes.set_title(
+        f"Pass/fail agreement between diagnostics (up to {cells} shared cells; "
+        f"red: redundant, {len(flagged)} pair(s))",
+        fontsize=9,
+    )
+    return figure

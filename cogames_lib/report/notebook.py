@@ -50,6 +50,20 @@ def short_errors() -> None:
     shell.set_custom_exc((CogamesLibError,), handler)
 
 
+def check_fraction(name: str, value: Any) -> float:
+    """A parameter that must be a number in (0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ParameterError(f"{name}: must be a number in (0, 1], got {value!r}")
+    return float(value)
+
+
+def check_count(name: str, value: Any) -> int:
+    """A parameter that must be an integer >= 1 (workers, limits)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ParameterError(f"{name}: must be an integer >= 1, got {value!r}")
+    return value
+
+
 def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
     """Create `out_dir` (parents too); a path that exists as a file is a parameter error."""
     path = Path(out_dir).expanduser()
@@ -65,6 +79,7 @@ def _atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
     temp = Path(temp_name)
+    os.chmod(temp, 0o644)  # mkstemp makes 0600; reports are meant to be shared and served
     try:
         write(temp)
         os.replace(temp, path)
@@ -114,21 +129,27 @@ def read_summary(out_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int = 100) -> Path:
-    """Save a figure as `name.png` in out_dir, display it once in the notebook, and close it.
+def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int = 90) -> Path:
+    """Save a figure as `name.png` in out_dir, display that same PNG in the notebook, and close the figure.
 
-    Closing matters: the inline backend would otherwise show the same figure a second time.
+    The figure is rendered once: the notebook shows the PNG bytes that were written (re-rendering through
+    the inline backend would double the drawing time), and closing stops the backend showing it again.
     """
+    import io
+
     import matplotlib.pyplot as plt
 
-    path = _atomic_write(
-        Path(out_dir) / f"{name}.png", lambda temp: figure.savefig(temp, format="png", dpi=dpi)
-    )
-    try:
-        from IPython.display import display
-
-        display(figure)
-    except ImportError:
-        pass
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
     plt.close(figure)
+    png = buffer.getvalue()
+    path = _atomic_write(Path(out_dir) / f"{name}.png", lambda temp: temp.write_bytes(png))
+    try:
+        from IPython import get_ipython
+        from IPython.display import Image, display
+
+        if get_ipython() is not None:
+            display(Image(data=png, format="png"))
+    except ImportError:  # plain Python without IPython: the file is the result
+        pass
     return path

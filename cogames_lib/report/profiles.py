@@ -43,16 +43,8 @@ class Profile:
     runs: tuple[NotebookRun, ...]
 
 
-QUICK_DIAGNOSTICS = [
-    "diagnostic_chest_navigation1",
-    "diagnostic_chest_deposit_near",
-    "diagnostic_assemble_seeded_near",
-    "diagnostic_extract_missing_oxygen",
-    "diagnostic_charge_up",
-    "diagnostic_chorus_pair",
-]
-MINDCRAFT_SAMPLE = ProjectPath("data/mindcraft_sample")
-MINDCRAFT_TASKS = ProjectPath("data/mindcraft_tasks")
+MINDCRAFT_SAMPLE = ProjectPath("data/mindcraft_sample/experiments")
+MINDCRAFT_TASKS = ProjectPath("data/mindcraft_sample/tasks")  # a folder: every *.json in it
 
 PROFILES: dict[str, Profile] = {
     "quick": Profile(
@@ -64,13 +56,15 @@ PROFILES: dict[str, Profile] = {
                 "diagnostics_sweep",
                 "Cogs vs Clips diagnostics",
                 dict(
-                    policies=["scripted", "random", "noop"],
-                    diagnostics=QUICK_DIAGNOSTICS,
+                    policies=["scripted", "scripted:-chorus", "random", "noop"],
+                    diagnostics="all",
                     agent_counts=[1, 2],
-                    seeds=3,
+                    seeds=2,
                     workers=2,
                     backend="local",
                     scheduler=None,
+                    record_traces=True,
+                    redundancy_threshold=0.95,
                 ),
             ),
             NotebookRun(
@@ -79,8 +73,9 @@ PROFILES: dict[str, Profile] = {
                 dict(
                     experiment_roots=[MINDCRAFT_SAMPLE],
                     task_files=[MINDCRAFT_TASKS],
-                    model_name="",
+                    model_name=None,
                     no_score_policy="failure",
+                    workers=1,
                 ),
             ),
             NotebookRun(
@@ -88,11 +83,12 @@ PROFILES: dict[str, Profile] = {
                 "Stag-hunt probe tests",
                 dict(
                     conditions=["all_can_hunt", "not_all_can_hunt"],
-                    epochs=30,
-                    probe_every=10,
+                    epochs=60,
+                    probe_every=20,
                     seeds=[0],
                     max_test_steps=15,
-                    probe_folder="",
+                    workers=1,
+                    probe_folder=None,
                 ),
             ),
         ),
@@ -123,6 +119,8 @@ PROFILES: dict[str, Profile] = {
                     workers=2,
                     backend="local",
                     scheduler=None,
+                    record_traces=True,
+                    redundancy_threshold=0.95,
                 ),
             ),
             NotebookRun(
@@ -131,8 +129,9 @@ PROFILES: dict[str, Profile] = {
                 dict(
                     experiment_roots=[MINDCRAFT_SAMPLE],
                     task_files=[MINDCRAFT_TASKS],
-                    model_name="",
+                    model_name=None,
                     no_score_policy="failure",
+                    workers=1,
                 ),
             ),
             NotebookRun(
@@ -144,7 +143,8 @@ PROFILES: dict[str, Profile] = {
                     probe_every=100,
                     seeds=[0, 1, 2],
                     max_test_steps=15,
-                    probe_folder="",
+                    workers=2,
+                    probe_folder=None,
                 ),
             ),
         ),
