@@ -124,3 +124,7 @@ def test_a_reused_environment_plays_exactly_the_episode_a_fresh_one_plays():
         run_episode(FakeSpec("wander"), "diagnostic_assemble_seeded_near", 2, seed, record_trace=seed == 2)
     reused = run_episode(FakeSpec("wander"), "diagnostic_assemble_seeded_near", 2, 21, record_trace=True)
     assert _without_duration(reused) == _without_duration(fresh)
+
+
+def test_a_short_diagnostic_name_is_reported_by_its_full_name():
+    assert run_episode(FakeSpec("wander"), "chest_deposit_near", 1, 0)["diagnostic"] == NEAR

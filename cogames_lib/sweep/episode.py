@@ -59,8 +59,11 @@ def run_episode(
     Agent i's policy is reset with `agent_seed(seed, i)`. `on_frame(step, text)`, when given, receives
     the env's ASCII render (render mode "ansi") after the reset (step 0) and after every step.
     """
+    from cogames_lib.diagnostics import get_diagnostic
+
     started = time.perf_counter()
     spec = resolve_policy_spec(policy_spec)
+    diagnostic = get_diagnostic(diagnostic).name  # the short name "memory" reports as "diagnostic_memory"
     if on_frame is None:
         env = _reusable_env(diagnostic, num_agents)
     else:
