@@ -296,7 +296,9 @@ class ScriptedPolicy:
         to another ring cell so that I am not the cork in a one-cell entrance."""
         nav, memory = self.nav, self.nav.memory
         pos = nav.pos
-        stuck = [c for c, v in memory.agents.items() if nav.distance(c) == 1 and (c not in ring or v != HEART_A)]
+        stuck = [
+            c for c, v in memory.agents.items() if nav.distance(c) == 1 and (c not in ring or v != HEART_A)
+        ]
         if not stuck:
             return None
         spots = [
@@ -315,7 +317,9 @@ class ScriptedPolicy:
             beacons = [c for c, v in memory.agents.items() if v == HEART_A]
             if beacons:
                 beacon = min(beacons, key=nav.distance)
-                goals = [c for c in ((beacon[0] + dr, beacon[1] + dc) for dr, dc in _RING) if memory.is_free(c)]
+                goals = [
+                    c for c in ((beacon[0] + dr, beacon[1] + dc) for dr, dc in _RING) if memory.is_free(c)
+                ]
                 goals = [c for c in goals if c not in memory.agents]
                 action = nav.go_to(goals, ("beacon", beacon)) if goals else None
                 if action is not None:

@@ -13,7 +13,6 @@ import random
 import numpy as np
 
 from cogames_lib.cvc import rules
-from cogames_lib.cvc.observation import VIEW_RADIUS
 from cogames_lib.policies.scripted.memory import EMPTY, ORIGIN, UNKNOWN, MapMemory
 from cogames_lib.policies.scripted.planning import (
     STEPS,

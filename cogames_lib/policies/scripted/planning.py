@@ -17,7 +17,9 @@ from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 
 Cell = tuple[int, int]
 # (action index, row delta, col delta) in `rules.MOVES` order: north, south, west, east.
-ORIGIN_WEIGHT = float(os.environ.get("OW", 0.0))  # how much a frontier cell's distance from the search origin counts against it
+ORIGIN_WEIGHT = float(
+    os.environ.get("OW", 0.0)
+)  # how much a frontier cell's distance from the search origin counts against it
 STEPS: tuple[tuple[int, int, int], ...] = ((1, -1, 0), (2, 1, 0), (3, 0, -1), (4, 0, 1))
 
 
@@ -189,7 +191,12 @@ def frontier_target(
     prefix[1:, 1:] = padded.cumsum(0).cumsum(1)
     top, left = np.arange(height)[:, None], np.arange(width)[None, :]
     span = 2 * pad + 1
-    gain = prefix[top + span, left + span] - prefix[top, left + span] - prefix[top + span, left] + prefix[top, left]
+    gain = (
+        prefix[top + span, left + span]
+        - prefix[top, left + span]
+        - prefix[top + span, left]
+        + prefix[top, left]
+    )
     # Far from where the search began costs extra: the search grows around its start, so nearby
     # stations are found first instead of drifting along an open diagonal.
     rows = np.arange(r0, r1)[:, None]

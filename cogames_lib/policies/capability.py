@@ -1,0 +1,124 @@
+"""The capability matrix: which diagnostics each single-skill ablation of `scripted` fails.
+
+Computed by playing episodes (`cogames_lib.sweep.run_episode`), never looked up. A diagnostic claims
+skills in the catalogue (`Diagnostic.skills`); `claimed_cells` turns the claims into the cells where an
+ablation must fail, so a test can hold every claim against the data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+
+from cogames_lib.errors import ParameterError
+from cogames_lib.policies.base import ABLATIONS, resolve_policy
+
+MATRIX_COLUMNS = ("ablation", "diagnostic", "num_agents", "pass_rate", "n")
+BASELINE = "none"  # the ablation label of the full scripted policy
+DEFAULT_AGENT_COUNTS = (1, 2, 3, 4)
+# An ablation "fails" a cell when it passes at most this share of the seeds there.
+FAIL_AT_MOST = 0.2
+
+# Ablation -> the catalogue skill it removes (pathfinding is what the navigation mazes test).
+SKILL_OF_ABLATION: dict[str, str] = {
+    "memory": "memory",
+    "explore": "explore",
+    "pathfinding": "navigation",
+    "chorus": "chorus",
+    "recharge": "recharge",
+    "unclip": "unclip",
+}
+
+
+# Cells a claim does not cover because the catalogue data makes the skill unnecessary there (reported
+# to the lead): with chorus 1 there is nothing to coordinate, and unclip_craft's per-agent seed pools
+# into (nearly) the whole recipe at 2+ agents, so no decoder is ever needed.
+def _claim_applies(ablation: str, diagnostic: str, num_agents: int) -> bool:
+    if ablation == "chorus":
+        return num_agents >= 2
+    if ablation == "unclip" and diagnostic == "diagnostic_unclip_craft":
+        return num_agents == 1
+    return True
+
+
+def claimed_cells(agent_counts: Iterable[int] = DEFAULT_AGENT_COUNTS) -> pd.DataFrame:
+    """(ablation, diagnostic, num_agents) cells where an ablation must fail, from the catalogue's claims."""
+    from cogames_lib.diagnostics import DIAGNOSTICS
+
+    rows = []
+    for ablation in ABLATIONS:
+        skill = SKILL_OF_ABLATION[ablation]
+        for name, diagnostic in DIAGNOSTICS.items():
+            if skill not in diagnostic.skills:
+                continue
+            for count in agent_counts:
+                if count in diagnostic.allowed_agent_counts and _claim_applies(ablation, name, count):
+                    rows.append((ablation, name, count))
+    return pd.DataFrame(rows, columns=["ablation", "diagnostic", "num_agents"])
+
+
+def _policy_name(ablation: str) -> str:
+    return "scripted" if ablation == BASELINE else f"scripted:-{ablation}"
+
+
+def capability_matrix(
+    ablations: Sequence[str] | None = None,
+    diagnostics: Sequence[str] | None = None,
+    agent_counts: Sequence[int] = DEFAULT_AGENT_COUNTS,
+    seeds: int | Sequence[int] = 10,
+    include_baseline: bool = True,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Pass rate of every (ablation, diagnostic, agent count) cell, by playing the episodes.
+
+    `ablations` defaults to all of `ABLATIONS` (plus the full policy as ablation "none" when
+    `include_baseline`); `seeds` is a count (seeds 0..k-1) or explicit seeds; agent counts a diagnostic
+    does not allow are skipped. Returns a tidy DataFrame with `MATRIX_COLUMNS`.
+    """
+    from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic
+    from cogames_lib.sweep import run_episode
+
+    chosen = list(ABLATIONS if ablations is None else ablations)
+    unknown = [a for a in chosen if a not in ABLATIONS and a != BASELINE]
+    if unknown:
+        raise ParameterError(f"capability_matrix(ablations=...): unknown {unknown}; known: {list(ABLATIONS)}")
+    if include_baseline and BASELINE not in chosen:
+        chosen.insert(0, BASELINE)
+    names = [get_diagnostic(d).name for d in (diagnostics or list(DIAGNOSTICS))]
+    seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
+    if not seed_list:
+        raise ParameterError("capability_matrix(seeds=...): need at least one seed")
+    cells = [
+        (ablation, name, count)
+        for ablation in chosen
+        for name in names
+        for count in agent_counts
+        if count in DIAGNOSTICS[name].allowed_agent_counts
+    ]
+    if progress:
+        from tqdm.auto import tqdm
+
+        cells = tqdm(cells, desc="capability matrix", unit="cell")
+    rows = []
+    for ablation, name, count in cells:
+        spec = resolve_policy(_policy_name(ablation))
+        wins = sum(bool(run_episode(spec, name, count, seed)["success"]) for seed in seed_list)
+        rows.append((ablation, name, count, wins / len(seed_list), len(seed_list)))
+    return pd.DataFrame(rows, columns=list(MATRIX_COLUMNS))
+
+
+def failed_claims(matrix: pd.DataFrame, fail_at_most: float = FAIL_AT_MOST) -> pd.DataFrame:
+    """The claimed cells (present in `matrix`) where the ablation passed more than `fail_at_most`."""
+    claims = claimed_cells(sorted(matrix["num_agents"].unique()))
+    merged = claims.merge(matrix, on=["ablation", "diagnostic", "num_agents"], how="inner")
+    return merged[merged["pass_rate"] > fail_at_most].reset_index(drop=True)
+
+
+def matrix_table(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Wide view for reading: rows (diagnostic, num_agents), one pass-rate column per ablation."""
+    table = matrix.pivot_table(
+        index=["diagnostic", "num_agents"], columns="ablation", values="pass_rate", sort=False
+    )
+    order = [a for a in (BASELINE, *ABLATIONS) if a in table.columns]
+    return table[order]

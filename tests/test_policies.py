@@ -1,0 +1,249 @@
+"""Policies: the resolver and loader, the reference policies, the scripted policy's parts."""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from cogames_lib.cvc import rules
+from cogames_lib.diagnostics import make_env
+from cogames_lib.errors import CogamesLibError, ParameterError, PolicyLoadError, UnknownNameError
+from cogames_lib.policies import (
+    ABLATIONS,
+    NoopPolicy,
+    Policy,
+    PolicySpec,
+    RandomPolicy,
+    ScriptedPolicy,
+    ablation_specs,
+    load_policy,
+    resolve_policy,
+)
+from cogames_lib.policies.scripted.memory import EMPTY, ORIGIN, UNKNOWN, WALL, MapMemory
+from cogames_lib.policies.scripted.planning import bfs, frontier_target, move_action
+from cogames_lib.policies.scripted.skills import Skills, role_resources
+from cogames_lib.sweep import run_episode
+
+
+class FixedPolicy:
+    """A user policy loaded by import path in the tests."""
+
+    def __init__(self, action: int = 0) -> None:
+        self.action = action
+
+    def reset(self, agent_id: int, num_agents: int, seed: int) -> None:
+        pass
+
+    def act(self, observation: dict) -> int:
+        return self.action
+
+
+class NotAPolicy:
+    pass
+
+
+# -- resolver ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("spec", "name"),
+    [
+        ("noop", "noop"),
+        ("random", "random"),
+        ("scripted", "scripted"),
+        ("scripted:-chorus", "scripted:-chorus"),
+        (" scripted:-memory ,-chorus ", "scripted:-memory,-chorus"),
+        ("scripted:-chorus,-memory,-chorus", "scripted:-memory,-chorus"),
+        ("tests.test_policies:FixedPolicy", "tests.test_policies:FixedPolicy"),
+    ],
+)
+def test_resolve_policy_canonical_names(spec: str, name: str) -> None:
+    resolved = resolve_policy(spec)
+    assert resolved.name == name
+    assert isinstance(resolved.make(), Policy)
+    assert pickle.loads(pickle.dumps(resolved)) == resolved
+
+
+def test_make_gives_a_fresh_instance_per_call() -> None:
+    spec = resolve_policy("scripted:-unclip")
+    first, second = spec.make(), spec.make()
+    assert first is not second
+    assert not first.skills.unclip and first.skills.chorus
+
+
+def test_resolve_policy_accepts_a_spec() -> None:
+    spec = resolve_policy("random")
+    assert resolve_policy(spec) is spec
+
+
+@pytest.mark.parametrize("spec", ["nope", "scripted:-flying", "scripted:chorus", "", "Scripted"])
+def test_unknown_names_list_the_accepted_forms(spec: str) -> None:
+    with pytest.raises(UnknownNameError) as caught:
+        resolve_policy(spec)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "'noop'" in message and "package.module:Class" in message and "chorus" in message
+
+
+@pytest.mark.parametrize(
+    ("path", "fragment"),
+    [
+        ("no_such_package.mod:Thing", "module 'no_such_package' not found"),
+        ("tests.test_policies:Missing", "has no 'Missing'"),
+        ("tests.test_policies:NotAPolicy", "lacks reset"),
+        ("tests.test_policies:", "must look like 'package.module:Class'"),
+    ],
+)
+def test_bad_import_paths_name_what_was_not_found(path: str, fragment: str) -> None:
+    with pytest.raises(PolicyLoadError, match=fragment):
+        resolve_policy(path)
+    with pytest.raises(CogamesLibError):
+        load_policy(path)
+
+
+def test_load_policy_passes_kwargs_and_reports_bad_ones() -> None:
+    assert load_policy("tests.test_policies:FixedPolicy", action=3).act({}) == 3
+    with pytest.raises(PolicyLoadError, match="cannot instantiate"):
+        load_policy("tests.test_policies:FixedPolicy", colour="red")
+
+
+def test_ablations_and_their_specs() -> None:
+    assert ABLATIONS == ("memory", "explore", "pathfinding", "chorus", "recharge", "unclip")
+    assert ablation_specs() == [f"scripted:-{a}" for a in ABLATIONS]
+    for spec in ablation_specs():
+        skill = spec.split("-")[1]
+        assert getattr(resolve_policy(spec).make().skills, skill) is False
+
+
+def test_unknown_skill_is_a_parameter_error() -> None:
+    with pytest.raises(ParameterError, match="flying"):
+        ScriptedPolicy(disabled=("flying",))
+    assert Skills.without(()) == Skills()
+
+
+# -- reference policies ----------------------------------------------------------------------------------
+def test_noop_only_noops() -> None:
+    policy = NoopPolicy()
+    policy.reset(0, 1, 0)
+    assert {policy.act({}) for _ in range(20)} == {rules.NOOP}
+
+
+def test_random_is_seeded_and_covers_the_actions() -> None:
+    def actions(seed: int) -> list[int]:
+        policy = RandomPolicy()
+        policy.reset(0, 1, seed)
+        return [policy.act({}) for _ in range(400)]
+
+    assert actions(7) == actions(7)
+    assert actions(7) != actions(8)
+    assert set(actions(7)) == set(range(len(rules.ACTIONS)))
+
+
+def test_scripted_is_deterministic_per_seed() -> None:
+    first = run_episode("scripted", "diagnostic_chest_withdrawal", 2, 3, record_trace=True)
+    second = run_episode("scripted", "diagnostic_chest_withdrawal", 2, 3, record_trace=True)
+    assert first["trace"] == second["trace"]
+    assert first["success"]
+
+
+# -- scripted parts ----------------------------------------------------------------------------------------
+def test_role_resources_split_the_recipe_among_the_team() -> None:
+    for team in range(1, 7):
+        roles = [role_resources(agent, team) for agent in range(team)]
+        flat = [r for role in roles for r in role]
+        assert sorted(flat) == sorted(rules.RESOURCES)  # every resource once, nobody twice
+
+
+def test_dead_reckoning_tracks_the_true_position() -> None:
+    """The policy's own position estimate (spawn-relative) matches the engine over a whole episode."""
+    env = make_env("diagnostic_unclip_preseed", 2)
+    observations, _ = env.reset(seed=5)
+    world = env.unwrapped.world
+    policies = [ScriptedPolicy() for _ in range(2)]
+    for index, policy in enumerate(policies):
+        policy.reset(index, 2, 100 + index)
+    spawns = [(a.row, a.col) for a in world.agents]
+    steps = 0
+    while env.agents:
+        actions = {f"agent_{i}": p.act(observations[f"agent_{i}"]) for i, p in enumerate(policies)}
+        for index, policy in enumerate(policies):
+            believed = policy.nav.pos
+            true = world.agents[index]
+            assert (believed[0] - ORIGIN, believed[1] - ORIGIN) == (
+                true.row - spawns[index][0],
+                true.col - spawns[index][1],
+            )
+        observations, *_ = env.step(actions)
+        steps += 1
+    assert steps > 10
+
+
+def _memory_from_rows(rows: list[str]) -> MapMemory:
+    memory = MapMemory()
+    codes = {".": EMPTY, "#": WALL, "?": UNKNOWN}
+    for r, line in enumerate(rows):
+        for c, char in enumerate(line):
+            memory.kind[ORIGIN + r, ORIGIN + c] = codes[char]
+    memory.bounds = [ORIGIN, ORIGIN + len(rows), ORIGIN, ORIGIN + len(rows[0])]
+    return memory
+
+
+def test_bfs_goes_round_walls_and_through_unknown() -> None:
+    memory = _memory_from_rows(["#######", "#..#..#", "#..#..#", "#.....#", "#######"])
+    start, goal = (ORIGIN + 1, ORIGIN + 1), (ORIGIN + 1, ORIGIN + 5)
+    path = bfs(memory, start, [goal])
+    assert path is not None and path[-1] == goal
+    assert len(path) == 8  # down two, across four, up two: the wall column forces the detour
+    assert all(memory.kind[cell] == EMPTY for cell in path)
+    # An unknown gap in the wall is optimistically walkable.
+    memory.kind[ORIGIN + 1, ORIGIN + 3] = UNKNOWN
+    assert len(bfs(memory, start, [goal])) == 4
+    # A teammate in the gap is avoided.
+    assert len(bfs(memory, start, [goal], blocked=[(ORIGIN + 1, ORIGIN + 3)])) == 8
+
+
+def test_frontier_target_is_a_reachable_unknown_cell() -> None:
+    memory = _memory_from_rows(["#######", "#..#??#", "#..#??#", "#....?#", "#######"])
+    target = frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (), random.Random(0), 3, (ORIGIN, ORIGIN))
+    assert target is not None and memory.kind[target] == UNKNOWN
+    assert bfs(memory, (ORIGIN + 1, ORIGIN + 1), [target]) is not None
+    memory.kind[memory.kind == UNKNOWN] = EMPTY
+    assert (
+        frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (), random.Random(0), 3, (ORIGIN, ORIGIN)) is None
+    )
+
+
+def test_memory_ablation_forgets_outside_the_view() -> None:
+    env = make_env("diagnostic_chest_navigation2", 1)
+    observations, _ = env.reset(seed=1)
+    remembering, forgetting = ScriptedPolicy(), ScriptedPolicy(disabled=("memory",))
+    remembering.reset(0, 1, 1)
+    forgetting.reset(0, 1, 1)
+    for _ in range(15):
+        action = remembering.act(observations["agent_0"])
+        forgetting.act(observations["agent_0"])
+        forgetting.nav.pos = remembering.nav.pos  # same trajectory, same dead reckoning
+        forgetting.nav.moved(action)
+        observations, *_ = env.step({"agent_0": action})
+    known = (remembering.nav.memory.kind != UNKNOWN).sum()
+    assert known > 2 * 121
+    assert (forgetting.nav.memory.kind != UNKNOWN).sum() == 121
+
+
+def test_move_action_matches_the_rules() -> None:
+    for name, dr, dc in rules.MOVES:
+        assert rules.ACTIONS[move_action((5, 5), (5 + dr, 5 + dc))] == name
+    with pytest.raises(ValueError):
+        move_action((5, 5), (7, 5))
+
+
+def test_policies_only_get_observations() -> None:
+    """act() works on a bare observation dict: nothing else is handed over."""
+    env = make_env("diagnostic_chest_deposit_near", 1)
+    observations, _ = env.reset(seed=0)
+    observation = {key: np.array(value) for key, value in observations["agent_0"].items()}
+    policy = resolve_policy("scripted").make()
+    policy.reset(0, 1, 0)
+    assert 0 <= policy.act(observation) < len(rules.ACTIONS)
+    assert isinstance(resolve_policy("noop"), PolicySpec)
