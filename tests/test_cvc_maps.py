@@ -52,11 +52,22 @@ def test_project_maps_load(path: Path) -> None:
     load_map(path)
 
 
+# Our copies differ from upstream only here, each for a reason given in the README ("Rules").
+DOCUMENTED_DEVIATIONS = {"diagnostic_memory.map": {((35, 4), "chest", "empty"), ((31, 5), "empty", "chest")}}
+
+
 def test_project_copies_reproduce_the_reference_layouts() -> None:
     if not REFERENCE.exists():
         pytest.skip("reference maps not present")
     for path in REFERENCE.glob("*.map"):
-        assert load_map(PROJECT_MAPS / path.name).cells == load_map(path).cells
+        ours, upstream = load_map(PROJECT_MAPS / path.name).cells, load_map(path).cells
+        differences = {
+            ((r, c), upstream[r][c], ours[r][c])
+            for r in range(len(upstream))
+            for c in range(len(upstream[0]))
+            if upstream[r][c] != ours[r][c]
+        }
+        assert differences == DOCUMENTED_DEVIATIONS.get(path.name, set()), path.name
 
 
 @pytest.mark.parametrize(

@@ -153,7 +153,10 @@ _CATALOGUE: tuple[Diagnostic, ...] = (
         ANY_COUNT,
         "the first N extractors start clipped: craft a decoder (gear), unclip, extract, assemble",
         skills=("unclip", "extraction", "chorus"),
-        inventory_seeds=({resource: 1 for resource in rules.RESOURCES},),
+        # The document's seed is C1 O1 G1 S1 per agent; pooled over 2+ agents that covers the heart without
+        # any unclipping. Carbon is always clipped, so dropping it keeps "decoders must be crafted" true at
+        # every agent count: N agents hold exactly N decoders' worth (oxygen, germanium, silicon).
+        inventory_seeds=({"oxygen": 1, "germanium": 1, "silicon": 1},),
         clipped_for=clip_first_n,
     ),
     Diagnostic(
