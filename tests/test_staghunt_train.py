@@ -90,14 +90,14 @@ def test_same_seed_same_run_and_other_seed_differs() -> None:
 
 @pytest.mark.slow
 def test_learning_works_on_a_small_single_agent_hare_map() -> None:
+    # The default learner (train_every=8 included): the speed defaults must not give up learning.
     config = TrainConfig(
         condition="hares_small",
         population=(AgentSpec("AgentKindA"),),
         env=EnvConfig(map_path=str(MAPS_DIR / "training_hares_small.txt"), max_turns=30),
-        learner=DQNConfig(train_every=2, learning_starts=300),
-        epsilon_decay_epochs=100,
+        epsilon_decay_epochs=300,
     )
-    returns = train(config, epochs=200, probe_every=0, seed=0, progress=False).training["mean_return"]
+    returns = train(config, epochs=600, probe_every=0, seed=0, progress=False).training["mean_return"]
     first, last = returns.iloc[:50].mean(), returns.iloc[-50:].mean()
     assert last > first + 3.0, (first, last)  # 5 hares x 3 points: 15 is the maximum
 
@@ -161,3 +161,15 @@ def test_cli_user_mistakes_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture)
     assert main(["probe", "analyze", str(tmp_path / "empty")]) == 2
     errors = capsys.readouterr().err.strip().splitlines()
     assert len(errors) == 3 and all(line.startswith("cogames-lib: error: ") for line in errors)
+
+
+@pytest.mark.slow
+def test_train_many_process_pool_matches_in_process(tmp_path: Path) -> None:
+    configs = [small("all_can_hunt")]
+    one = train_many(configs, [0, 1], 2, 2, tmp_path / "one", workers=1, progress=False)
+    two = train_many(configs, [0, 1], 2, 2, tmp_path / "two", workers=2, progress=False)
+    assert one["final_mean_return"].tolist() == two["final_mean_return"].tolist()
+    for table in ("probe_intention_all.csv", "probe_multistep_all.csv"):
+        pd.testing.assert_frame_equal(
+            pd.read_csv(tmp_path / "one" / table), pd.read_csv(tmp_path / "two" / table)
+        )

@@ -154,17 +154,10 @@ class DQNPopulation:
             stack("rewards", np.float32),
             stack("dones", np.float32),
         )
-        both = self.network(torch.cat([obs, next_obs], dim=1))  # one forward over s and s'
-        batch = obs.shape[1]
-        predicted = both[:, :batch].gather(-1, actions.unsqueeze(-1)).squeeze(-1)
-        with torch.no_grad():
-            targets = double_dqn_targets(
-                rewards,
-                dones,
-                both[:, batch:],
-                self.target_network(next_obs),
-                self.config.gamma,
-            )
+        predicted = self.network(obs).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+        with torch.no_grad():  # s' outside the graph: the backward pass then only spans the batch of s
+            online_next, target_next = self.network(next_obs), self.target_network(next_obs)
+            targets = double_dqn_targets(rewards, dones, online_next, target_next, self.config.gamma)
         per_element = nn.functional.huber_loss(
             predicted, targets, reduction="none", delta=self.config.huber_delta
         )
