@@ -29,6 +29,7 @@ CHORUS_VIBES = frozenset({DEFAULT, HEART_A})  # vibes that never break the heart
 RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
 CHARGE_TARGET = rules.ENERGY_CAPACITY - rules.CHARGER_ENERGY_GAIN  # one more use would waste energy
 ENERGY_MARGIN = 6
+THRIFTY_BELOW = 40  # with finite energy and less than this, wait for a teammate instead of side-stepping
 EXPLORE_SLACK = 6  # steps of wandering we keep energy for beyond the way back to a charger
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 FULL_CHORUS_PATIENCE = 6  # steps a diagonal agent watches a full chorus fire nothing before gathering
@@ -72,6 +73,7 @@ class ScriptedPolicy:
         self.vibe = me[SELF_INDEX["vibe"]]
         # Refill puts energy back to capacity after every step; anything lower means energy is finite.
         self.energy_limited = self.energy_limited or self.energy < rules.ENERGY_CAPACITY
+        self.nav.thrifty = self.energy_limited and self.energy < THRIFTY_BELOW
         if self._chorus_use:
             self._chorus_use = False
             self.failed_uses = 0 if succeeded else self.failed_uses + 1
@@ -124,6 +126,20 @@ class ScriptedPolicy:
                     options.append((nav.distance(extractor), "extract", extractor, resource))
                 elif self.skills.unclip and (self.items[rules.DECODER] or can_craft):
                     options.append((nav.distance(extractor) + CLIPPED_DETOUR, "unclip", extractor, resource))
+        if not options and self.skills.unclip and not self.items[rules.DECODER] and not can_craft:
+            # Only clipped extractors are left for what I miss: fetch the ingredients of a decoder
+            # (three different resources) from the extractors that still work.
+            clipped_only = any(
+                memory.clipped[e] and memory.uses_left[e] for r in missing for e in memory.known(f"{r}_extractor")
+            )
+            if clipped_only:
+                held = [r for r in rules.RESOURCES if self.items[RESOURCE_SLOTS[r]]]
+                for resource in rules.RESOURCES:
+                    if resource in held:
+                        continue
+                    for extractor in memory.known(f"{resource}_extractor"):
+                        if memory.uses_left[extractor] and not memory.clipped[extractor]:
+                            options.append((nav.distance(extractor), "extract", extractor, resource))
         options.sort(key=lambda option: option[0])
         free = [o for o in options if self._approach_cells(o[2], free_only=True)]
         for _, how, station, resource in free or options:
@@ -228,7 +244,10 @@ class ScriptedPolicy:
         nav = self.nav
         if nav.distance(charger) == 1:
             return nav.moved(_move_into(nav.pos, charger))
-        goals = self._approach_cells(charger, free_only=True) or self._approach_cells(charger)
+        goals = self._approach_cells(charger, free_only=True)
+        if not goals and nav.distance(charger) <= 3:
+            return rules.NOOP  # every side of the charger is taken: queue here instead of milling about
+        goals = goals or self._approach_cells(charger)
         action = nav.go_to(goals, ("charge", charger)) if goals else None
         return nav.wander() if action is None else action
 

@@ -42,6 +42,7 @@ class Navigator:
         self.plan_version = -1
         self.explore_target: Cell | None = None
         self.blocked_steps = 0
+        self.thrifty = False  # energy is scarce: never spend it on a random step
         self._pending_move: Cell | None = None
 
     # -- perception ------------------------------------------------------------------------------
@@ -93,7 +94,7 @@ class Navigator:
             # A teammate stands in the way. Waiting a random while before detouring keeps two agents
             # that block each other from side-stepping in lockstep forever.
             self.blocked_steps += 1
-            if self.blocked_steps < WAIT_BEFORE_SIDESTEP or self.rng.random() < 0.5:
+            if self.thrifty or self.blocked_steps < WAIT_BEFORE_SIDESTEP or self.rng.random() < 0.5:
                 return rules.NOOP
             self._plan(goals, key)
             if not self.path or self.path[0] in others:
@@ -113,7 +114,9 @@ class Navigator:
         self.plan_key, self.plan_version = key, memory.version
 
     def wander(self) -> int:
-        """A random step to a free neighbouring cell (or stay if boxed in)."""
+        """A random step to a free neighbouring cell (or stay if boxed in, or if energy is scarce)."""
+        if self.thrifty:
+            return rules.NOOP
         free = [c for c in neighbours(self.pos) if self.memory.is_free(c) and c not in self.memory.agents]
         if not free:
             return rules.NOOP
