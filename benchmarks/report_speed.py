@@ -1,0 +1,63 @@
+"""Report speed: wall time of `cogames-lib report --profile quick` from a warm venv (target < 90 s, 2 cores).
+
+Runs the real command in a subprocess (fresh interpreter, as a user would), into a temporary folder, and
+prints one row per notebook plus the total. Usage: python benchmarks/report_speed.py [--profile P] [--jobs N]
+[--repeat R]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_S = {"quick": 90.0}
+ROW = re.compile(r"^(?P<notebook>\w+)\s+(?P<status>\w+)\s+(?P<seconds>[\d.]+) s")
+
+
+def run_once(profile: str, jobs: int) -> tuple[float, list[tuple[str, str, float]], int]:
+    with tempfile.TemporaryDirectory(prefix="report_speed_") as folder:
+        started = time.perf_counter()
+        completed = subprocess.run(
+            [sys.executable, "-m", "cogames_lib", "report", "--profile", profile, "--out", folder, "--jobs",
+             str(jobs), "--no-progress"],
+            cwd=ROOT, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        wall = time.perf_counter() - started
+    rows = [(m["notebook"], m["status"], float(m["seconds"])) for m in map(ROW.match, completed.stdout.splitlines())
+            if m]  # fmt: skip
+    return wall, rows, completed.returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="quick")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    print(f"report profile {args.profile!r}, jobs {args.jobs}, {os.cpu_count()} cores")
+    print(f"{'run':>3} {'notebook':<22} {'status':<10} {'seconds':>8}")
+    failed = False
+    for run in range(1, args.repeat + 1):
+        wall, rows, code = run_once(args.profile, args.jobs)
+        for notebook, status, seconds in rows:
+            print(f"{run:>3} {notebook:<22} {status:<10} {seconds:>8.1f}")
+        target = TARGET_S.get(args.profile)
+        verdict = (
+            ""
+            if target is None
+            else ("  ok" if wall < target else f"  SLOWER than the {target:.0f} s target")
+        )
+        print(f"{run:>3} {'total (wall, command)':<22} {'exit ' + str(code):<10} {wall:>8.1f}{verdict}")
+        failed |= code != 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
