@@ -125,7 +125,7 @@ def test_malformed_turns_are_skipped_and_reported() -> None:
     )
     result = outcome(data.encode())
     assert result["completion_status"] == S.FAILED_SCORE_ZERO
-    assert "3 malformed turn(s)" in result["parsing_errors"][0]
+    assert "2 malformed turn(s)" in result["parsing_errors"][0]
 
 
 @pytest.mark.parametrize(

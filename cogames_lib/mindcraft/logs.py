@@ -23,7 +23,7 @@ Outcome dict keys (one row of the `mindcraft_agents` table):
 | `final_system_message` | the system message that decided the verdict (None when there is none) |
 | `turn_count` | number of turns in the log (None when unreadable) |
 | `agent_log_processed` | False exactly when the status is LOG_FILE_ERROR |
-| `parsing_errors` | human-readable problems: reason of a LOG_FILE_ERROR, clipping, stale scores, and malformed turns (counted when the turns are walked, i.e. when the log holds a verdict phrase) |
+| `parsing_errors` | human-readable problems: reason of a LOG_FILE_ERROR, clipping, stale scores, turns that are not objects (skipped; a turn whose content is not a string cannot hold a verdict) |
 | `file_size_bytes` | size read (None when unreadable) |
 
 Speed matters (tens of thousands of logs per second): the file is read with one `os.read`, decoded
@@ -74,6 +74,8 @@ _LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
 # The C scanner behind json.loads, called directly: saves three Python-level calls per log.
 _scan_once = getattr(json.scanner, "c_make_scanner", None)
 _scan_once = _scan_once(json.JSONDecoder()) if _scan_once is not None else None
+_TYPES_OF_GOOD_TURNS = {dict}
+_JSON_WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
 def parse_agent_log_name(file_name: str) -> tuple[str, int] | None:
@@ -120,41 +122,37 @@ def _error(file_name: str, reason: str, size: int | None) -> dict[str, Any]:
     }
 
 
-def _find_verdict(turns: list[Any], errors: list[str]) -> tuple[str | None, str | None, float | None, int]:
+def _find_verdict(turns: list[Any], single: bool) -> tuple[str | None, str | None, float | None, int]:
     """Walk turns from the end: (verdict kind, message, logged score, score lines found).
 
     kind is "score", a legacy phrase, or None. The LAST verdict counts (an agent may log its score
     more than once; earlier lines are stale), except that a legacy timeout anywhere overrides.
+    `single`: the raw bytes hold "ended" exactly once and no escapes that could spell it, so the
+    walk stops at the first turn mentioning it (usually the last turn) instead of visiting them all.
     """
     kind: str | None = None
     message: str | None = None
     score: float | None = None
     score_lines = 0
     timeout_message: str | None = None
-    malformed = 0
     for turn in reversed(turns):
         if type(turn) is not dict:
-            malformed += 1
             continue
         content = turn.get("content")
-        if type(content) is not str:
-            malformed += 1
+        if type(content) is not str or "ended" not in content:
             continue
-        if "ended" not in content or turn.get("role") != "system":
-            continue
-        score_matches = SCORE_LINE.findall(content)
-        score_lines += len(score_matches)
-        legacy = LEGACY_LINE.search(content)
-        if legacy is not None and legacy.group(1) == "Task timeout reached" and timeout_message is None:
-            timeout_message = content
-        if kind is not None:
-            continue
-        if score_matches:
-            kind, message, score = "score", content, float(score_matches[-1])
-        elif legacy is not None:
-            kind, message = legacy.group(1), content
-    if malformed:
-        errors.append(f"{malformed} malformed turn(s) skipped (not an object with string content)")
+        if turn.get("role") == "system":
+            score_matches = SCORE_LINE.findall(content)
+            score_lines += len(score_matches)
+            legacy = LEGACY_LINE.search(content)
+            if legacy is not None and legacy.group(1) == "Task timeout reached" and timeout_message is None:
+                timeout_message = content
+            if kind is None and score_matches:
+                kind, message, score = "score", content, float(score_matches[-1])
+            elif kind is None and legacy is not None:
+                kind, message = legacy.group(1), content
+        if single:
+            break
     if timeout_message is not None:
         return "Task timeout reached", timeout_message, score, score_lines
     return kind, message, score, score_lines
@@ -194,7 +192,7 @@ def _parse_json(text: str) -> Any:
     if _scan_once is not None:
         try:
             document, end = _scan_once(text, 0)
-            if end == len(text):
+            if end == len(text) or _JSON_WHITESPACE.match(text, end).end() == len(text):
                 return document
         except StopIteration:  # leading whitespace or no value at all: let json.loads decide
             pass
@@ -237,12 +235,17 @@ def outcome_from_bytes(
         return _error(file_name, f"wrong shape: top level is {type(document).__name__}", size)
 
     errors: list[str] = []
+    if turns and set(map(type, turns)) != _TYPES_OF_GOOD_TURNS:  # C-speed check; counting is rare
+        malformed = sum(1 for turn in turns if type(turn) is not dict)
+        errors.append(f"{malformed} malformed turn(s) skipped (not an object)")
     kind: str | None = None
     message: str | None = None
     logged: float | None = None
     score_lines = 0
-    if VERDICT_MARKERS[0] in data or VERDICT_MARKERS[1] in data:
-        kind, message, logged, score_lines = _find_verdict(turns, errors)
+    mentions = data.count(VERDICT_MARKERS[0])
+    escaped = VERDICT_MARKERS[1] in data
+    if mentions or escaped:
+        kind, message, logged, score_lines = _find_verdict(turns, single=mentions == 1 and not escaped)
         if score_lines > 1:
             errors.append(f"{score_lines} score lines; the last one counts")
     scale = score_scale if score_scale is not None else infer_score_scale(logged)
