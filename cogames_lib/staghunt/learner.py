@@ -31,7 +31,8 @@ class DQNConfig:
     buffer_size: replay capacity per agent, in transitions (observations stored as uint8: they are binary).
     batch_size: transitions per agent per gradient update. learning_starts: transitions before updates.
     train_every: one gradient update every `train_every` turns (each agent collects one transition per
-        turn). The main speed knob: 1 is textbook DQN; larger is faster and less sample-efficient.
+        turn). The main speed knob: 8 with batch 64 replays each transition 8 times on average, the
+        DQN paper's ratio (an update every 4 steps, batch 32); smaller learns more per epoch, slower.
     target_update_every: gradient updates between hard copies of the online nets into the target nets.
     """
 
