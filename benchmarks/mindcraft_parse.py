@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cogames_lib.mindcraft import aggregate_results, find_task_folders, load_task_definitions  # noqa: E402
-from cogames_lib.mindcraft.aggregate import collect_runs  # noqa: E402
+from cogames_lib.mindcraft.collect import collect_runs  # noqa: E402
 from cogames_lib.mindcraft.logs import read_bytes  # noqa: E402
 from cogames_lib.mindcraft.sample import AGENT_NAMES, make_agent_log  # noqa: E402
 from cogames_lib.mindcraft.tasks import task_type_of  # noqa: E402

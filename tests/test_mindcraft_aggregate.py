@@ -158,7 +158,7 @@ def test_analysis_leaves_the_tree_byte_for_byte_unchanged(tmp_path: Path) -> Non
 
 
 def test_workers_give_identical_results(runs: pd.DataFrame) -> None:
-    from cogames_lib.mindcraft.aggregate import collect_runs
+    from cogames_lib.mindcraft.collect import collect_runs
 
     definitions = load_task_definitions(TASK_FILES)
     roots = [str(EXPERIMENTS)]
