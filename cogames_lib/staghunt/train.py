@@ -111,7 +111,9 @@ def save_checkpoint(population: DQNPopulation, path: Path, **metadata: object) -
 
 def load_checkpoint(path: str | Path, config: TrainConfig | None = None) -> DQNPopulation:
     """Rebuild the population of a checkpoint (safe loader: `weights_only=True`); `.members` are the
-    agents, ready for probes or to resume training."""
+    agents, ready for probes. Networks, target networks and the optimizer are restored; replay buffers
+    and RNG states are not saved, so training resumed from a checkpoint is not bit-identical to an
+    uninterrupted run."""
     config = config or TrainConfig()
     state = torch.load(Path(path), weights_only=True)["population"]
     count = len(state["agents"])
