@@ -130,7 +130,9 @@ class ScriptedPolicy:
             # Only clipped extractors are left for what I miss: fetch the ingredients of a decoder
             # (three different resources) from the extractors that still work.
             clipped_only = any(
-                memory.clipped[e] and memory.uses_left[e] for r in missing for e in memory.known(f"{r}_extractor")
+                memory.clipped[e] and memory.uses_left[e]
+                for r in missing
+                for e in memory.known(f"{r}_extractor")
             )
             if clipped_only:
                 held = [r for r in rules.RESOURCES if self.items[RESOURCE_SLOTS[r]]]

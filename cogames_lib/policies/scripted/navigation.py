@@ -7,7 +7,6 @@ while its goal and the known obstacles are unchanged, so BFS runs only when some
 
 from __future__ import annotations
 
-import os
 import random
 
 import numpy as np
@@ -27,7 +26,7 @@ from cogames_lib.policies.scripted.skills import Skills
 
 _DELTA = {action: (dr, dc) for action, dr, dc in STEPS}
 WAIT_BEFORE_SIDESTEP = 2  # steps blocked by a teammate before stepping aside (breaks corridor jams)
-GAIN_RADIUS = int(os.environ.get("GR", 3))
+GAIN_RADIUS = 3  # unknown cells within this of a frontier cell make its worth (smaller: fewer missed slivers)
 
 
 class Navigator:

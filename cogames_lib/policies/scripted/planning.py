@@ -7,7 +7,6 @@ Positions are (row, col) tuples in memory coordinates; a path excludes the start
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Callable, Collection
 
@@ -16,10 +15,9 @@ import numpy as np
 from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 
 Cell = tuple[int, int]
+LOOK_AROUND_RADIUS = 8  # the neighbourhood of the spawn explored first
+LOOK_AROUND_STEPS = 8  # ... as far as it is this few steps away
 # (action index, row delta, col delta) in `rules.MOVES` order: north, south, west, east.
-ORIGIN_WEIGHT = float(
-    os.environ.get("OW", 0.0)
-)  # how much a frontier cell's distance from the search origin counts against it
 STEPS: tuple[tuple[int, int, int], ...] = ((1, -1, 0), (2, 1, 0), (3, 0, -1), (4, 0, 1))
 
 
@@ -199,10 +197,16 @@ def frontier_target(
     )
     # Far from where the search began costs extra: the search grows around its start, so nearby
     # stations are found first instead of drifting along an open diagonal.
+    # Look around first: unknown cells close to where the agent started (and close by path) go before
+    # the rest, so a station just out of the first view is found in a few steps instead of after a
+    # trip round the map; only then does the gain send the agent into the big unknown areas.
     rows = np.arange(r0, r1)[:, None]
     cols = np.arange(c0, c1)[None, :]
-    from_origin = np.abs(rows - origin[0]) + np.abs(cols - origin[1])
-    utility = np.where(candidates, gain / (dist + view_radius + ORIGIN_WEIGHT * from_origin), -1.0)
+    near_origin = np.maximum(np.abs(rows - origin[0]), np.abs(cols - origin[1])) <= LOOK_AROUND_RADIUS
+    local = candidates & near_origin & (dist <= LOOK_AROUND_STEPS)
+    if local.any():
+        candidates = local
+    utility = np.where(candidates, gain / (dist + view_radius), -1.0)
     best = np.flatnonzero(utility >= utility.max() - 1e-9)
     pick = int(best[rng.randrange(best.size)])
     return pick // width + r0, pick % width + c0
