@@ -17,6 +17,7 @@ from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 Cell = tuple[int, int]
 LOOK_AROUND_RADIUS = 8  # the neighbourhood of the spawn explored first
 LOOK_AROUND_STEPS = 8  # ... as far as it is this few steps away
+FRONTIER_HORIZON = 16  # steps searched for a frontier before searching the whole map
 # (action index, row delta, col delta) in `rules.MOVES` order: north, south, west, east.
 STEPS: tuple[tuple[int, int, int], ...] = ((1, -1, 0), (2, 1, 0), (3, 0, -1), (4, 0, 1))
 
@@ -152,32 +153,37 @@ def frontier_target(
     distance[source] = 0
     frontier = [source]
     depth = 0
-    while frontier:
-        depth += 1
-        next_frontier = []
-        for here in frontier:
-            col = here % width
-            for there, ok in (
-                (here - width, True),
-                (here + width, True),
-                (here - 1, col > 0),
-                (here + 1, col < width - 1),
-            ):
-                if ok and 0 <= there < size and distance[there] < 0 and walkable[there]:
-                    distance[there] = depth
-                    next_frontier.append(there)
-        frontier = next_frontier
-    dist = np.array(distance, dtype=np.int32).reshape(height, width)
     unknown = box == UNKNOWN
-    # Frontier cells only: unknown cells next to a known-empty cell we can reach. A target deep inside
-    # the unknown tends to turn out to be a wall and makes the agent flip between directions.
-    reached_known = (dist >= 0) & (box == EMPTY)
-    touches = np.zeros_like(unknown)
-    touches[1:, :] |= reached_known[:-1, :]
-    touches[:-1, :] |= reached_known[1:, :]
-    touches[:, 1:] |= reached_known[:, :-1]
-    touches[:, :-1] |= reached_known[:, 1:]
-    candidates = unknown & touches
+    # Search near first: a frontier within FRONTIER_HORIZON steps is almost always there and is what
+    # wins anyway; the whole reachable map is searched only when nothing unknown is that close.
+    for limit in (FRONTIER_HORIZON, size):
+        while frontier and depth < limit:
+            depth += 1
+            next_frontier = []
+            for here in frontier:
+                col = here % width
+                for there, ok in (
+                    (here - width, True),
+                    (here + width, True),
+                    (here - 1, col > 0),
+                    (here + 1, col < width - 1),
+                ):
+                    if ok and 0 <= there < size and distance[there] < 0 and walkable[there]:
+                        distance[there] = depth
+                        next_frontier.append(there)
+            frontier = next_frontier
+        dist = np.array(distance, dtype=np.int32).reshape(height, width)
+        # Frontier cells only: unknown cells next to a known-empty cell we can reach. A target deep
+        # inside the unknown tends to turn out to be a wall and makes the agent flip between directions.
+        reached_known = (dist >= 0) & (box == EMPTY)
+        touches = np.zeros_like(unknown)
+        touches[1:, :] |= reached_known[:-1, :]
+        touches[:-1, :] |= reached_known[1:, :]
+        touches[:, 1:] |= reached_known[:, :-1]
+        touches[:, :-1] |= reached_known[:, 1:]
+        candidates = unknown & touches & (dist >= 0)
+        if candidates.any():
+            break
     if not candidates.any():
         return None
     # Unknown cells within the view window of every cell, by a 2-D prefix sum over the box padded by the
@@ -195,8 +201,6 @@ def frontier_target(
         - prefix[top + span, left]
         + prefix[top, left]
     )
-    # Far from where the search began costs extra: the search grows around its start, so nearby
-    # stations are found first instead of drifting along an open diagonal.
     # Look around first: unknown cells close to where the agent started (and close by path) go before
     # the rest, so a station just out of the first view is found in a few steps instead of after a
     # trip round the map; only then does the gain send the agent into the big unknown areas.
