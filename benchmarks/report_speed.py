@@ -21,12 +21,13 @@ TARGET_S = {"quick": 90.0}
 ROW = re.compile(r"^(?P<notebook>\w+)\s+(?P<status>\w+)\s+(?P<seconds>[\d.]+) s")
 
 
-def run_once(profile: str, jobs: int) -> tuple[float, list[tuple[str, str, float]], int]:
+def run_once(profile: str, jobs: int | None) -> tuple[float, list[tuple[str, str, float]], int]:
     with tempfile.TemporaryDirectory(prefix="report_speed_") as folder:
         started = time.perf_counter()
+        jobs_option = [] if jobs is None else ["--jobs", str(jobs)]
         completed = subprocess.run(
-            [sys.executable, "-m", "cogames_lib", "report", "--profile", profile, "--out", folder, "--jobs",
-             str(jobs), "--no-progress"],
+            [sys.executable, "-m", "cogames_lib", "report", "--profile", profile, "--out", folder, *jobs_option,
+             "--no-progress"],
             cwd=ROOT, capture_output=True, text=True, check=False,
         )  # fmt: skip
         wall = time.perf_counter() - started
@@ -38,10 +39,12 @@ def run_once(profile: str, jobs: int) -> tuple[float, list[tuple[str, str, float
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="quick")
-    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=None, help="default: the profile's")
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
-    print(f"report profile {args.profile!r}, jobs {args.jobs}, {os.cpu_count()} cores")
+    load = os.getloadavg()[0]
+    jobs = "the profile's" if args.jobs is None else args.jobs
+    print(f"report profile {args.profile!r}, jobs {jobs}, {os.cpu_count()} cores, load average {load:.2f}")
     print(f"{'run':>3} {'notebook':<22} {'status':<10} {'seconds':>8}")
     failed = False
     for run in range(1, args.repeat + 1):

@@ -231,3 +231,39 @@ def test_probe_notebook_trains_then_reanalyses_its_folder(tmp_path):
     again = papermill("probe_tests", tmp_path / "again", dict(probe_folder=str(out / "runs")))
     assert pd.read_csv(again / "probe_intention.csv").shape == intention.shape
     assert (again / "intention_weights.png").is_file() and (again / "training_curves.png").is_file()
+
+
+@pytest.mark.slow
+def test_diagnostics_notebook_on_a_dask_cluster_gives_the_local_rows(tmp_path):
+    from dask.distributed import LocalCluster
+
+    from cogames_lib.sweep import run_sweep
+
+    grid = dict(
+        policies=["scripted", "random"],
+        diagnostics=["diagnostic_chest_deposit_near"],
+        agent_counts=[1],
+        seeds=3,
+    )
+    with LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        out = papermill(
+            "diagnostics_sweep",
+            tmp_path,
+            dict(grid, backend="dask", scheduler=cluster.scheduler_address, workers=2, record_traces=False),
+        )
+    remote = pd.read_parquet(out / "episodes.parquet")
+    local = run_sweep(
+        grid["policies"],
+        grid["diagnostics"],
+        grid["agent_counts"],
+        grid["seeds"],
+        tmp_path / "local",
+        workers=1,
+        progress=False,
+    )
+    columns = ["policy", "diagnostic", "num_agents", "seed", "status", "success", "reward", "steps"]
+    pd.testing.assert_frame_equal(
+        remote[columns].astype(str).reset_index(drop=True), local[columns].astype(str).reset_index(drop=True)
+    )

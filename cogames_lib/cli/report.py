@@ -17,7 +17,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument("--profile", default="quick", help="quick (about a minute, default) or full")
     parser.add_argument("--out", default="reports/latest", help="output folder (default: reports/latest)")
-    parser.add_argument("--jobs", type=int, default=1, help="notebooks run at the same time (default: 1)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="notebooks run at the same time (default: the profile's; quick 3, full 1)",
+    )
     parser.add_argument(
         "--cell-timeout",
         type=float,

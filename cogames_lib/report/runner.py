@@ -78,15 +78,19 @@ def _run_one(
 def run_report(
     profile: str | Profile,
     out_dir: str | os.PathLike[str],
-    jobs: int = 1,
+    jobs: int | None = None,
     notebooks_dir: str | os.PathLike[str] | None = None,
     cell_timeout_s: float | None = None,
     progress: bool = True,
 ) -> ReportResult:
-    """Run a report profile into `out_dir`; failures are recorded (and shown), never raised."""
+    """Run a report profile into `out_dir`; failures are recorded (and shown), never raised.
+
+    `jobs`: notebooks run at the same time (default: the profile's).
+    """
     from tqdm.auto import tqdm
 
     chosen = get_profile(profile) if isinstance(profile, str) else profile
+    jobs = chosen.jobs if jobs is None else jobs
     if jobs < 1:
         raise ParameterError(f"jobs: must be at least 1, got {jobs}")
     source = Path(notebooks_dir) if notebooks_dir is not None else PROJECT_ROOT / "notebooks"
