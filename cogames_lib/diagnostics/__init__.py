@@ -9,16 +9,30 @@ from functools import cache
 
 from cogames_lib.cvc import CogsVsClipsEnv, GridMap, load_map
 from cogames_lib.diagnostics.catalogue import DIAGNOSTICS, Diagnostic
+from cogames_lib.diagnostics.redundancy import (
+    MIN_SHARED_CELLS,
+    REDUNDANT_AGREEMENT,
+    agreement_matrix,
+    linkage_order,
+    outcome_matrix,
+    redundancy,
+)
 from cogames_lib.errors import ParameterError, UnknownNameError, close_matches_message
 from cogames_lib.paths import DIAGNOSTIC_MAPS_DIR
 
 __all__ = [
     "DIAGNOSTICS",
+    "MIN_SHARED_CELLS",
+    "REDUNDANT_AGREEMENT",
     "Diagnostic",
+    "agreement_matrix",
     "check_agent_count",
     "diagnostic_map",
     "get_diagnostic",
+    "linkage_order",
     "make_env",
+    "outcome_matrix",
+    "redundancy",
     "resolve_diagnostics",
 ]
 
