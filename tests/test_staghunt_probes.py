@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cogames_lib.errors import DataFileError, ParameterError
+from cogames_lib.errors import DataFileError, MapError, ParameterError
 from cogames_lib.staghunt.probes import (
     INTENTION_COLUMNS,
     MULTISTEP_COLUMNS,
@@ -249,3 +249,20 @@ def test_sorrel_loader_errors(tmp_path: Path) -> None:
         load_sorrel_probe_csvs(tmp_path)
     with pytest.raises(DataFileError, match="missing columns"):
         load_probe_tables(tmp_path)
+
+
+def test_unknown_partner_kind_is_rejected() -> None:
+    with pytest.raises(ParameterError, match="unknown partner kinds"):
+        ProbeSettings(partner_kinds=("no_partner", "AgentKindC"))
+
+
+def test_intention_map_with_three_spawns_is_rejected(tmp_path: Path) -> None:
+    source = Path(load_probe_suite().settings.maps_dir)
+    for path in source.glob("*.txt"):
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    broken = tmp_path / "test_intention_probe_test_2.txt"
+    lines = broken.read_text().splitlines()
+    lines[1] = "W A         W"
+    broken.write_text("\n".join(lines) + "\n")
+    with pytest.raises(MapError, match="needs exactly 2 agent spawns, found 3"):
+        load_probe_suite(ProbeSettings(maps_dir=str(tmp_path)))

@@ -173,3 +173,10 @@ def test_train_many_process_pool_matches_in_process(tmp_path: Path) -> None:
         pd.testing.assert_frame_equal(
             pd.read_csv(tmp_path / "one" / table), pd.read_csv(tmp_path / "two" / table)
         )
+
+
+def test_train_rejects_bad_arguments() -> None:
+    with pytest.raises(ParameterError, match="need epochs >= 1"):
+        train(small(), epochs=0, probe_every=1, seed=0, progress=False)
+    with pytest.raises(ParameterError, match="unknown condition 'everyone'"):
+        preset("everyone")
