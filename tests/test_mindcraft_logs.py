@@ -302,3 +302,12 @@ def test_property_byte_precheck_never_hides_a_verdict(turns, escape_mask) -> Non
         math.isnan(reference["logged_score"])
         and outcome(data)["completion_status"] == reference["completion_status"]
     )
+
+
+def test_a_fifo_named_like_a_log_does_not_hang(tmp_path) -> None:
+    import os
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs on this platform")
+    os.mkfifo(tmp_path / "Andy_0_0.json")
+    assert analyze_json_file(tmp_path / "Andy_0_0.json")["completion_status"] == S.LOG_FILE_ERROR

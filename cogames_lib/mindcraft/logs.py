@@ -69,6 +69,8 @@ VERDICT_MARKERS: tuple[bytes, ...] = (b"ended", b"\\u006")
 SCORE_SCALE_BY_TASK_TYPE: dict[str, float] = {"construction": 100.0, "cooking": 1.0, "techtree": 1.0}
 
 _READ_CHUNK = 1 << 16
+# O_NONBLOCK: a FIFO that happens to carry a log's name reads as empty instead of hanging the run.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 _NO_SCORE = CompletionStatus.NO_SCORE_LOGGED.value
 _LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
 # The C scanner behind json.loads, called directly: saves three Python-level calls per log.
@@ -88,7 +90,7 @@ def parse_agent_log_name(file_name: str) -> tuple[str, int] | None:
 
 def read_bytes(path: str) -> bytes:
     """Whole file in as few syscalls as possible (no pathlib, no buffered reader)."""
-    descriptor = os.open(path, os.O_RDONLY)
+    descriptor = os.open(path, _OPEN_FLAGS)
     try:
         chunk = os.read(descriptor, _READ_CHUNK)
         if len(chunk) < _READ_CHUNK:
