@@ -114,7 +114,7 @@ def extract_result(
     `list_folder`) and `metrics` (its `task_definition_metrics`) save work when the caller has them.
     """
     folder = os.path.normpath(os.fspath(folder_path))
-    experiment_root, _, task_id = folder.rpartition(os.sep)
+    experiment_root, task_id = os.path.split(folder)
     if model_name is None and read_results_file:
         model_name = read_model_name(experiment_root)
     if listing is None:
