@@ -79,7 +79,9 @@ class ScriptedPolicy:
             self.failed_uses = 0 if succeeded else self.failed_uses + 1
             if self.failed_uses >= FAILED_USES_BEFORE_GATHERING:
                 self._pool_was_short()
-        return self._decide()
+        # Record the action actually returned (a branch may plan a move and then send a vibe change
+        # instead): dead reckoning must only ever follow what was really done.
+        return self.nav.moved(self._decide())
 
     def _decide(self) -> int:
         if self.charging or self._energy_short(self._return_cost()):
@@ -194,8 +196,9 @@ class ScriptedPolicy:
         return self.nav.wander() if action is None else action
 
     def _leave_assembler_vibe(self, action: int | None) -> int | None:
-        """Next to an assembler with a vibe that could break someone's chorus: go back to default first."""
-        if self.vibe in CHORUS_VIBES:
+        """Next to an assembler with a vibe that could break (or, for the chorus ablation, complete)
+        someone's chorus by accident: go back to default first."""
+        if self.vibe == DEFAULT or (self.vibe == HEART_A and self.skills.chorus):
             return action
         pos = self.nav.pos
         for assembler in self.nav.memory.known("assembler"):
@@ -284,6 +287,8 @@ class ScriptedPolicy:
             self.full_chorus_steps = 0
             if self.skills.chorus and self.vibe != HEART_A and nav.distance(assembler) > 2:
                 return vibe_action(HEART_A)
+            if not self.skills.chorus and self.vibe != DEFAULT:
+                return vibe_action(DEFAULT)  # walk in quietly: a heart_a arriving could complete a chorus
             action = self._leave_assembler_vibe(None)
             if action is not None:
                 return action
@@ -299,6 +304,10 @@ class ScriptedPolicy:
         others = [memory.agents[c] for c in ring if c in memory.agents]
         if any(v not in CHORUS_VIBES for v in others):  # someone crafts here: keep out of the way
             return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
+        if not self.skills.chorus:
+            action = self._solo_turn(others)
+            if action is not None:
+                return action
         if self.vibe != HEART_A:
             return vibe_action(HEART_A)
         showing = 1 + sum(1 for v in others if v == HEART_A)
@@ -311,6 +320,20 @@ class ScriptedPolicy:
         if self.full_chorus_steps > FULL_CHORUS_PATIENCE:
             self._pool_was_short()
         return rules.NOOP
+
+    def _solo_turn(self, others: list[int]) -> int | None:
+        """The chorus ablation believes one `heart_a` makes a heart, so a second one would spoil the
+        exact match: it shows `heart_a` only while no teammate at the assembler does (backing off at
+        random when two start together). None: go ahead and show heart_a / use."""
+        if self.backoff > 0:
+            self.backoff -= 1
+            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
+        if HEART_A in others:
+            if self.vibe == HEART_A:
+                self.backoff = self.rng.randrange(4)
+                return vibe_action(DEFAULT)
+            return rules.NOOP
+        return None
 
     def _make_way(self, ring: list[Cell]) -> int | None:
         """A teammate next to me wants in (outside the ring) or out (in it, not showing heart_a): slide

@@ -122,12 +122,12 @@ class Navigator:
         return self.moved(move_action(self.pos, self.rng.choice(free)))
 
     def explore(self) -> int | None:
-        """Walk to the nearest unknown cell (frontier exploration); random wandering when the skill is off.
+        """Walk to the most promising unknown cell (frontier exploration); stay put when the skill is off.
 
         None when exploring is on and no unknown cell is reachable (everything reachable is known).
         """
         if not self.skills.explore:
-            return self.wander()
+            return rules.NOOP  # no search: stay and act only on what comes into view
         memory = self.memory
         target = self.explore_target
         # Re-pick as soon as the target is seen: short legs keep the search close to where we are,

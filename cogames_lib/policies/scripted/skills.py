@@ -15,9 +15,10 @@ class Skills:
     """Each field turns one capability on (True) or off (an ablation).
 
     memory: keep what was seen (off: forget every cell outside the current view each step).
-    explore: frontier exploration when a needed station is unknown (off: wander randomly).
+    explore: frontier exploration when a needed station is unknown (off: stay and wait for it to show up).
     pathfinding: BFS over the remembered map (off: greedy straight-line steps).
-    chorus: wait until all N teammates show heart_a at the assembler (off: act as if the chorus were 1).
+    chorus: wait until all N teammates show heart_a at the assembler (off: believe the chorus is 1, so
+        show heart_a only while no teammate there does, and use the assembler alone).
     recharge: use chargers when energy does not refill (off: never use a charger).
     unclip: craft decoders and unclip extractors (off: treat clipped extractors as lost).
     """
