@@ -31,8 +31,10 @@ class DQNConfig:
     buffer_size: replay capacity per agent, in transitions (observations stored as uint8: they are binary).
     batch_size: transitions per agent per gradient update. learning_starts: transitions before updates.
     train_every: one gradient update every `train_every` turns (each agent collects one transition per
-        turn). The main speed knob: 8 with batch 64 replays each transition 8 times on average, the
-        DQN paper's ratio (an update every 4 steps, batch 32); smaller learns more per epoch, slower.
+        turn). With `batch_size` these are the speed knobs: 8 with batch 32 (the DQN paper's batch)
+        replays each transition 4 times on average (the paper: 8); the arithmetic of an epoch grows with
+        batch_size / train_every. Both were tuned with `benchmarks/staghunt_speed.py` and the hare-map
+        learning test: batch 64 learned a little faster per epoch and trained ~35% slower.
     target_update_every: gradient updates between hard copies of the online nets into the target nets.
     """
 
@@ -41,7 +43,7 @@ class DQNConfig:
     gamma: float = 0.95
     huber_delta: float = 1.0
     buffer_size: int = 10_000
-    batch_size: int = 64
+    batch_size: int = 32
     learning_starts: int = 500
     train_every: int = 8
     target_update_every: int = 100
