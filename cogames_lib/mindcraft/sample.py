@@ -53,25 +53,29 @@ def js_number(value: float | str) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
+# Verdict kind -> the turns it writes, as (role, template); templates take the verdict's arguments.
+VERDICT_TURNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "score": (("system", "Task ended with score : {0}"),),
+    "typo": (("system", "Task ended in score: {0}"),),
+    "legacy": (("system", "{0} ended with code : {1}"),),
+    "stale": (
+        ("system", "Task ended with score : {0}"),
+        ("user", "Jill_0: wait, let me try once more"),
+        ("system", "Task ended with score : {1}"),
+    ),
+}
+
+
 def verdict_turns(verdict: tuple[Any, ...] | None) -> list[dict[str, str]]:
-    """System turns for one verdict spec: ("score", n), ("typo", n), ("legacy", phrase, code), ("stale", a, b)."""
+    """Turns for one verdict spec: ("score", n), ("typo", n), ("legacy", phrase, code), ("stale", a, b)."""
     if verdict is None:
         return []
-    kind = verdict[0]
-    if kind == "score":
-        return [{"role": "system", "content": f"Task ended with score : {js_number(verdict[1])}"}]
-    if kind == "typo":
-        return [{"role": "system", "content": f"Task ended in score: {js_number(verdict[1])}"}]
-    if kind == "legacy":
-        return [{"role": "system", "content": f"{verdict[1]} ended with code : {verdict[2]}"}]
-    if kind == "stale":
-        first, last = verdict[1], verdict[2]
-        return [
-            {"role": "system", "content": f"Task ended with score : {js_number(first)}"},
-            {"role": "user", "content": "Jill_0: wait, let me try once more"},
-            {"role": "system", "content": f"Task ended with score : {js_number(last)}"},
-        ]
-    raise ParameterError(f"verdict: unknown kind {kind!r}")
+    if verdict[0] not in VERDICT_TURNS:
+        raise ParameterError(f"verdict: unknown kind {verdict[0]!r} (known: {', '.join(VERDICT_TURNS)})")
+    arguments = [js_number(value) for value in verdict[1:]]
+    return [
+        {"role": role, "content": template.format(*arguments)} for role, template in VERDICT_TURNS[verdict[0]]
+    ]
 
 
 def make_agent_log(
@@ -98,7 +102,7 @@ def make_agent_log(
     if shape == "user_quote":
         turns.append({"role": "user", "content": f"{partner}: the log said Task ended with score : 1 for me"})
     turns.extend(verdict_turns(verdict))
-    if shape in ("bare_list",):
+    if shape == "bare_list":
         return json.dumps(turns).encode()
     document: Any = {
         "memory": f"I am {agent}. Working with {partner} on {item}.",
