@@ -146,7 +146,8 @@ class Navigator:
     def _pick_frontier(self) -> Cell | None:
         memory = self.memory
         if self.skills.pathfinding:
-            return frontier_target(memory, self.pos, memory.agents, self.rng, GAIN_RADIUS, (ORIGIN, ORIGIN))
+            # Teammates do not block the choice (they move on; go_to waits or goes round them).
+            return frontier_target(memory, self.pos, (), self.rng, GAIN_RADIUS, (ORIGIN, ORIGIN))
         # Without search: the nearest unknown cell as the crow flies.
         r0, r1, c0, c1 = memory.bounds
         rows, cols = np.nonzero(memory.kind[r0 - 1 : r1 + 1, c0 - 1 : c1 + 1] == UNKNOWN)
