@@ -92,6 +92,9 @@ def execute_notebook(
             progress_bar=progress,
             execution_timeout=cell_timeout_s,
             cwd=str(cwd) if cwd is not None else None,
+            # the kernel's own start-up warnings (e.g. "running over TCP without encryption" on a local
+            # kernel) would otherwise flood the command's output; errors still show
+            extra_arguments=["--IPKernelApp.log_level=ERROR"],
         )
     except PapermillExecutionError as error:
         status, message = FAILED, _one_line(f"cell {error.exec_count}: {error.ename}: {error.evalue}")
