@@ -10,13 +10,8 @@ from cogames_lib.diagnostics import DIAGNOSTICS
 from cogames_lib.sweep import run_episode
 
 TARGET_PASS_RATE = 0.95  # the spec: never below 95% in any (diagnostic, agent count) cell
-# Cells below the target for a reason outside the policy, reported to the lead (see README "Policies").
-KNOWN_BELOW_TARGET: dict[tuple[str, int], tuple[float, str]] = {
-    ("diagnostic_memory", 1): (
-        0.3,
-        "the chest is never in view from the spawn column, so the turn at the top is a coin flip",
-    ),
-}
+# Cells allowed below the target for a reason outside the policy (reported to the lead): none today.
+KNOWN_BELOW_TARGET: dict[tuple[str, int], tuple[float, str]] = {}
 CELLS = [
     pytest.param(name, count, id=f"{name.removeprefix('diagnostic_')}-{count}")
     for name, diagnostic in DIAGNOSTICS.items()
