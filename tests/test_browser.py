@@ -26,7 +26,8 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-back
                   "--disable-component-update", "--no-first-run")  # fmt: skip
 IMAGES_STATE = "Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight])"
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# one xdist worker runs the module, so the report and the browser are built once
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("workbook_browser")]
 
 
 def chromium_path() -> str:

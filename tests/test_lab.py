@@ -18,7 +18,8 @@ import nbformat
 import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-pytestmark = pytest.mark.slow
+# one xdist worker runs the module, so JupyterLab starts once
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("workbook_lab")]
 
 
 def free_port() -> int:

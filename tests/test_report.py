@@ -57,6 +57,7 @@ def fixture_report(tmp_path_factory):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("workbook_report_fixture")  # the module fixture runs once, on one worker
 def test_failed_notebooks_make_the_command_fail_and_are_marked(fixture_report):
     code, out = fixture_report
     assert code == 1
@@ -69,6 +70,7 @@ def test_failed_notebooks_make_the_command_fail_and_are_marked(fixture_report):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("workbook_report_fixture")  # the module fixture runs once, on one worker
 def test_pages_exist_and_show_the_errors(fixture_report):
     _, out = fixture_report
     for name in ("ok", "fail", "sleep"):
@@ -81,6 +83,7 @@ def test_pages_exist_and_show_the_errors(fixture_report):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("workbook_report_fixture")  # the module fixture runs once, on one worker
 def test_headline_numbers_parameters_and_versions_in_index(fixture_report):
     _, out = fixture_report
     index = (out / "index.html").read_text()
@@ -94,6 +97,7 @@ def test_headline_numbers_parameters_and_versions_in_index(fixture_report):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("workbook_report_fixture")  # the module fixture runs once, on one worker
 def test_pages_are_offline_escaped_and_code_hidden(fixture_report):
     _, out = fixture_report
     page = (out / "ok.html").read_text()
@@ -107,6 +111,7 @@ def test_pages_are_offline_escaped_and_code_hidden(fixture_report):
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("workbook_report_fixture")  # the module fixture runs once, on one worker
 def test_index_is_written_last(fixture_report):
     _, out = fixture_report
     index_time = (out / "index.html").stat().st_mtime
