@@ -148,6 +148,18 @@ def test_bad_parameter_fails_with_one_line(tmp_path):
     assert [e["traceback"] for e in errors] == [["ParameterError: seeds: must be >= 0, got -2"]]
 
 
+def test_export_keeps_only_the_final_state_of_progress_bars(tmp_path):
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("run()")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stderr", text=f"\rsweep: {i}/3 episodes") for i in range(4)
+    ]
+    notebook.cells = [cell]
+    nbformat.write(notebook, tmp_path / "bars.ipynb")
+    page = export_html(tmp_path / "bars.ipynb", tmp_path / "bars.html", "Bars").read_text()
+    assert "sweep: 3/3 episodes" in page and "sweep: 1/3 episodes" not in page
+
+
 def test_export_of_an_unexecuted_notebook_is_offline(tmp_path):
     page = export_html(FIXTURES / "ok.ipynb", tmp_path / "ok.html", "Title").read_text()
     assert not EXTERNAL.search(page) and "<title>Title</title>" in page

@@ -37,8 +37,13 @@ OFFLINE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 
 def html_exporter():  # type: ignore[no-untyped-def]
     from nbconvert import HTMLExporter
+    from traitlets.config import Config
 
+    # Progress bars print "\r"-separated updates; coalescing the streams keeps only each bar's final state
+    # on the page instead of every intermediate line.
+    config = Config({"CoalesceStreamsPreprocessor": {"enabled": True}})
     return HTMLExporter(
+        config=config,
         extra_loaders=[DictLoader({TEMPLATE_NAME: OFFLINE_TEMPLATE})],
         template_file=TEMPLATE_NAME,
         exclude_input=True,
