@@ -143,7 +143,10 @@ def frontier_target(
     r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
     height, width = r1 - r0, c1 - c0
     box = memory.kind[r0:r1, c0:c1]
-    walkable = (box <= EMPTY).ravel().tolist()
+    # Frontiers are reached over KNOWN empty cells only: an area seen through a wall is not a frontier
+    # until a known way leads there (optimism about unknown cells would lure the agent round every
+    # walled-off room it glimpsed).
+    walkable = (box == EMPTY).ravel().tolist()
     for r, c in blocked:
         if r0 <= r < r1 and c0 <= c < c1:
             walkable[(r - r0) * width + (c - c0)] = False
@@ -181,7 +184,15 @@ def frontier_target(
         touches[:-1, :] |= reached_known[1:, :]
         touches[:, 1:] |= reached_known[:, :-1]
         touches[:, :-1] |= reached_known[:, 1:]
-        candidates = unknown & touches & (dist >= 0)
+        # An unknown cell is one step beyond the nearest reached known cell next to it.
+        beyond = np.full(dist.shape, np.iinfo(np.int32).max, dtype=np.int64)
+        known_dist = np.where(reached_known, dist, np.iinfo(np.int32).max).astype(np.int64)
+        beyond[1:, :] = np.minimum(beyond[1:, :], known_dist[:-1, :])
+        beyond[:-1, :] = np.minimum(beyond[:-1, :], known_dist[1:, :])
+        beyond[:, 1:] = np.minimum(beyond[:, 1:], known_dist[:, :-1])
+        beyond[:, :-1] = np.minimum(beyond[:, :-1], known_dist[:, 1:])
+        candidates = unknown & touches
+        dist = np.where(candidates, beyond + 1, dist)
         if candidates.any():
             break
     if not candidates.any():
