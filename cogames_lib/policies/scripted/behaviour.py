@@ -33,6 +33,7 @@ THRIFTY_BELOW = 40  # with finite energy and less than this, wait for a teammate
 EXPLORE_SLACK = 6  # steps of wandering we keep energy for beyond the way back to a charger
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 FULL_CHORUS_PATIENCE = 6  # steps a diagonal agent watches a full chorus fire nothing before gathering
+SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
 _ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))
 _RING = (*_ORTHOGONAL, (-1, -1), (-1, 1), (1, -1), (1, 1))
@@ -61,6 +62,7 @@ class ScriptedPolicy:
         self.failed_uses = 0
         self.full_chorus_steps = 0
         self.backoff = 0
+        self.search_steps = 0
         self._chorus_use = False
 
     # -- the step ----------------------------------------------------------------------------------
@@ -98,6 +100,11 @@ class ScriptedPolicy:
             return source
         never_seen = [r for r in missing if not self._sources_known(r)]
         if never_seen:
+            self.search_steps += 1
+            if self.self_sufficient and self.search_steps > SEARCH_PATIENCE:
+                # Searching alone for long: the teammates may have gathered what I lack meanwhile.
+                self.self_sufficient = False
+                self.search_steps = 0
             action = self.nav.explore()
             if action is not None:
                 return self._leave_assembler_vibe(action)
@@ -372,6 +379,7 @@ class ScriptedPolicy:
 
     def _pool_was_short(self) -> None:
         self.self_sufficient = True
+        self.search_steps = 0
         self.failed_uses = 0
         self.full_chorus_steps = 0
 
