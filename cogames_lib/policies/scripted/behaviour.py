@@ -86,7 +86,7 @@ class ScriptedPolicy:
         return self.nav.moved(self._decide())
 
     def _decide(self) -> int:
-        if self.charging or self._energy_short(self._return_cost()):
+        if self.charging or self._energy_short(max(self._return_cost(), THRIFTY_BELOW)):
             action = self._recharge()
             if action is not None:
                 return action
