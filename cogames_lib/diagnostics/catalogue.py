@@ -185,7 +185,7 @@ _CATALOGUE: tuple[Diagnostic, ...] = (
         "memory",
         110,
         (1,),
-        "a long trip to a chest out of view: remember the way",
+        "see the chest at the start, then remember it on a long trip out of view",
         skills=("memory",),
         inventory_seeds=({"heart": 1},),
         chorus=1,
