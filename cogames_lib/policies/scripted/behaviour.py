@@ -19,31 +19,29 @@ from typing import Any
 
 from cogames_lib.cvc import rules
 from cogames_lib.cvc.observation import SELF_INDEX
+from cogames_lib.policies.scripted.assembler import (
+    DEFAULT,
+    HEART_A,
+    ORTHOGONAL,
+    AssemblerBehaviour,
+    vibe_action,
+)
 from cogames_lib.policies.scripted.navigation import Navigator
 from cogames_lib.policies.scripted.planning import Cell, move_action
 from cogames_lib.policies.scripted.skills import HEART_RECIPE, Skills, role_resources
 
-DEFAULT, HEART_A, HEART_B, GEAR = (rules.VIBE_INDEX[v] for v in ("default", "heart_a", "heart_b", "gear"))
 DEPOSIT_VIBES = frozenset(rules.VIBE_INDEX[v] for v in rules.HEART_CHEST_DEPOSIT_VIBES)
-CHORUS_VIBES = frozenset({DEFAULT, HEART_A})  # vibes that never break the heart protocol's exact match
 RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
 CHARGE_TARGET = rules.ENERGY_CAPACITY - rules.CHARGER_ENERGY_GAIN  # one more use would waste energy
 ENERGY_MARGIN = 6
 THRIFTY_BELOW = 40  # with finite energy and less than this, wait for a teammate instead of side-stepping
 EXPLORE_SLACK = 6  # steps of wandering we keep energy for beyond the way back to a charger
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
-FULL_CHORUS_PATIENCE = 6  # steps a diagonal agent watches a full chorus fire nothing before gathering
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
-_ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))
-_RING = (*_ORTHOGONAL, (-1, -1), (-1, 1), (1, -1), (1, 1))
 
 
-def vibe_action(vibe: int) -> int:
-    return rules.FIRST_VIBE_ACTION + vibe
-
-
-class ScriptedPolicy:
+class ScriptedPolicy(AssemblerBehaviour):
     """Decentralized scripted baseline. `disabled` names skills to switch off (see `Skills`)."""
 
     def __init__(self, disabled: tuple[str, ...] | list[str] = ()) -> None:
@@ -170,7 +168,7 @@ class ScriptedPolicy:
     # -- station use -------------------------------------------------------------------------------
     def _approach_cells(self, station: Cell, free_only: bool = False) -> list[Cell]:
         memory = self.nav.memory
-        cells = [(station[0] + dr, station[1] + dc) for dr, dc in _ORTHOGONAL]
+        cells = [(station[0] + dr, station[1] + dc) for dr, dc in ORTHOGONAL]
         cells = [c for c in cells if memory.is_free(c)]
         if free_only:
             cells = [c for c in cells if c not in memory.agents or c == self.nav.pos]
@@ -273,138 +271,6 @@ class ScriptedPolicy:
         chest = min(chests, key=self.nav.distance)
         vibe = None if self.vibe in DEPOSIT_VIBES else DEFAULT
         return self._use(chest, ("deposit", chest), vibe)
-
-    def _assembler_ring(self) -> tuple[Cell, list[Cell]] | None:
-        assemblers = self.nav.memory.known("assembler")
-        if not assemblers:
-            return None
-        assembler = min(assemblers, key=self.nav.distance)
-        ring = [(assembler[0] + dr, assembler[1] + dc) for dr, dc in _RING]
-        return assembler, ring
-
-    def _chorus(self) -> int:
-        """Join the chorus at the assembler; walking there, show `heart_a` as a beacon for teammates."""
-        nav, memory = self.nav, self.nav.memory
-        found = self._assembler_ring()
-        if found is None:
-            return self._follow_beacon()
-        assembler, ring = found
-        free_orthogonal = [c for c in ring[:4] if memory.is_free(c) and c not in memory.agents]
-        if nav.pos not in ring or (nav.pos not in ring[:4] and free_orthogonal):
-            self.full_chorus_steps = 0
-            if self.skills.chorus and self.vibe != HEART_A and nav.distance(assembler) > 2:
-                return vibe_action(HEART_A)
-            if not self.skills.chorus and self.vibe != DEFAULT:
-                return vibe_action(DEFAULT)  # walk in quietly: a heart_a arriving could complete a chorus
-            action = self._leave_assembler_vibe(None)
-            if action is not None:
-                return action
-            for cells in (free_orthogonal, ring[4:]):  # orthogonal cells first: only they can use it
-                goals = [c for c in cells if memory.is_free(c) and c not in memory.agents]
-                action = nav.go_to(goals, ("chorus", assembler)) if goals else None
-                if action is not None:
-                    return action
-            return rules.NOOP
-        action = self._make_way(ring)
-        if action is not None:
-            return action
-        others = [memory.agents[c] for c in ring if c in memory.agents]
-        if any(v not in CHORUS_VIBES for v in others):  # someone crafts here: keep out of the way
-            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
-        if not self.skills.chorus:
-            action = self._solo_turn(others)
-            if action is not None:
-                return action
-        if self.vibe != HEART_A:
-            return vibe_action(HEART_A)
-        showing = 1 + sum(1 for v in others if v == HEART_A)
-        if showing != self.chorus_size:
-            return rules.NOOP
-        if nav.distance(assembler) == 1:
-            self._chorus_use = True
-            return nav.moved(_move_into(nav.pos, assembler))
-        self.full_chorus_steps += 1
-        if self.full_chorus_steps > FULL_CHORUS_PATIENCE:
-            self._pool_was_short()
-        return rules.NOOP
-
-    def _solo_turn(self, others: list[int]) -> int | None:
-        """The chorus ablation believes one `heart_a` makes a heart, so a second one would spoil the
-        exact match: it shows `heart_a` only while no teammate at the assembler does (backing off at
-        random when two start together). None: go ahead and show heart_a / use."""
-        if self.backoff > 0:
-            self.backoff -= 1
-            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
-        if HEART_A in others:
-            if self.vibe == HEART_A:
-                self.backoff = self.rng.randrange(4)
-                return vibe_action(DEFAULT)
-            return rules.NOOP
-        return None
-
-    def _make_way(self, ring: list[Cell]) -> int | None:
-        """A teammate next to me wants in (outside the ring) or out (in it, not showing heart_a): slide
-        to another ring cell so that I am not the cork in a one-cell entrance."""
-        nav, memory = self.nav, self.nav.memory
-        pos = nav.pos
-        stuck = [
-            c for c, v in memory.agents.items() if nav.distance(c) == 1 and (c not in ring or v != HEART_A)
-        ]
-        if not stuck:
-            return None
-        spots = [
-            c
-            for c in ring
-            if nav.distance(c) == 1 and memory.is_free(c) and c not in memory.agents and c != pos
-        ]
-        if not spots:
-            return None
-        return nav.moved(move_action(pos, self.rng.choice(spots)))
-
-    def _follow_beacon(self) -> int:
-        """Assembler unknown: walk towards a teammate showing `heart_a` (it knows the way), else explore."""
-        nav, memory = self.nav, self.nav.memory
-        if self.skills.chorus:
-            beacons = [c for c, v in memory.agents.items() if v == HEART_A]
-            if beacons:
-                beacon = min(beacons, key=nav.distance)
-                goals = [
-                    c for c in ((beacon[0] + dr, beacon[1] + dc) for dr, dc in _RING) if memory.is_free(c)
-                ]
-                goals = [c for c in goals if c not in memory.agents]
-                action = nav.go_to(goals, ("beacon", beacon)) if goals else None
-                if action is not None:
-                    return action
-        return self._explore_or_wander()
-
-    def _pool_was_short(self) -> None:
-        self.self_sufficient = True
-        self.search_steps = 0
-        self.failed_uses = 0
-        self.full_chorus_steps = 0
-
-    def _craft_decoder(self) -> int | None:
-        """Make a decoder at the assembler: alone in showing a vibe there, show `gear` and use it."""
-        found = self._assembler_ring()
-        if found is None:
-            return None
-        assembler, ring = found
-        nav, memory = self.nav, self.nav.memory
-        if nav.distance(assembler) != 1:
-            return self._use(assembler, ("craft", assembler), GEAR)
-        others = [memory.agents[c] for c in ring if c in memory.agents]
-        if self.backoff > 0:
-            self.backoff -= 1
-            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
-        if any(v == GEAR for v in others):
-            # Another crafter: step back to default for a random while (two crafters never match).
-            self.backoff = self.rng.randrange(4)
-            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
-        if self.vibe != GEAR:
-            return vibe_action(GEAR)
-        if any(v != DEFAULT for v in others):  # chorus members see our gear and go back to default
-            return rules.NOOP
-        return nav.moved(_move_into(nav.pos, assembler))
 
 
 def _move_into(pos: Cell, station: Cell) -> int:
