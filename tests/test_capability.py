@@ -14,6 +14,7 @@ from cogames_lib.policies.capability import (
     capability_matrix,
     claimed_cells,
     failed_claims,
+    matrix_markdown,
     matrix_table,
 )
 
@@ -44,6 +45,9 @@ def test_matrix_is_computed_by_playing() -> None:
     assert failed_claims(matrix).empty
     table = matrix_table(matrix)
     assert list(table.columns) == [BASELINE, "recharge"]
+    markdown = matrix_markdown(matrix).splitlines()
+    assert markdown[0] == "| diagnostic | agents | scripted | -recharge |"
+    assert markdown[2] == "| charge_up | 1 | 1.00 | 0.00* |"  # the claimed cell is starred
 
 
 def test_failed_claims_reports_an_ablation_that_passes() -> None:

@@ -122,3 +122,19 @@ def matrix_table(matrix: pd.DataFrame) -> pd.DataFrame:
     )
     order = [a for a in (BASELINE, *ABLATIONS) if a in table.columns]
     return table[order]
+
+
+def matrix_markdown(matrix: pd.DataFrame, digits: int = 2) -> str:
+    """A Markdown table of `matrix_table(matrix)`; a claimed cell (where the ablation must fail) is
+    starred, so a reader sees each claim next to its measured pass rate."""
+    table = matrix_table(matrix)
+    claims = set(map(tuple, claimed_cells(sorted(matrix["num_agents"].unique())).values.tolist()))
+    header = ["diagnostic", "agents", *(f"-{a}" if a != BASELINE else "scripted" for a in table.columns)]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for (diagnostic, count), row in table.iterrows():
+        cells = []
+        for ablation, rate in row.items():
+            text = "" if pd.isna(rate) else f"{rate:.{digits}f}"
+            cells.append(f"{text}*" if (ablation, diagnostic, count) in claims else text)
+        lines.append(f"| {diagnostic.removeprefix('diagnostic_')} | {count} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
