@@ -31,15 +31,9 @@ SKILL_OF_ABLATION: dict[str, str] = {
 }
 
 
-# Cells a claim does not cover because the catalogue data makes the skill unnecessary there (reported
-# to the lead): with chorus 1 there is nothing to coordinate, and unclip_craft's per-agent seed pools
-# into (nearly) the whole recipe at 2+ agents, so no decoder is ever needed.
 def _claim_applies(ablation: str, diagnostic: str, num_agents: int) -> bool:
-    if ablation == "chorus":
-        return num_agents >= 2
-    if ablation == "unclip" and diagnostic == "diagnostic_unclip_craft":
-        return num_agents == 1
-    return True
+    """A chorus of one needs no coordination: the chorus claim covers 2+ agents only."""
+    return num_agents >= 2 if ablation == "chorus" else True
 
 
 def claimed_cells(agent_counts: Iterable[int] = DEFAULT_AGENT_COUNTS) -> pd.DataFrame:
