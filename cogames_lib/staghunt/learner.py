@@ -111,9 +111,8 @@ class DQNPopulation:
 
     def q_values_all(self, observations: np.ndarray) -> np.ndarray:
         """(agents, obs) -> (agents, 5): each agent's Q-values for its own observation, one forward."""
-        with torch.no_grad():
-            batch = torch.from_numpy(np.ascontiguousarray(observations, dtype=np.float32)).unsqueeze(1)
-            return self.network(batch)[:, 0].numpy()
+        batch = np.asarray(observations, dtype=np.float32)[:, None, :]
+        return self.network.forward_numpy(batch)[:, 0]
 
     def act_all(self, observations: np.ndarray, epsilon: float) -> list[int]:
         """Epsilon-greedy action of every agent (its own RNG decides exploration)."""

@@ -12,6 +12,7 @@ import itertools
 import math
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -69,6 +70,17 @@ class BatchedMLP(nn.Module):
             hidden = torch.baddbmm(bias, hidden, weight)
             if index < last:
                 hidden = torch.relu(hidden)
+        return hidden
+
+    def forward_numpy(self, observations: np.ndarray) -> np.ndarray:
+        """Inference on (members, batch, in) float32 with numpy on views of the parameters: for the
+        one-observation-per-agent forward of every turn this is ~2x faster than torch's call overhead."""
+        hidden = observations
+        last = len(self.layer_pairs) - 1
+        for index, (weight, bias) in enumerate(self.layer_pairs):
+            hidden = np.matmul(hidden, weight.detach().numpy()) + bias.detach().numpy()
+            if index < last:
+                np.maximum(hidden, 0.0, out=hidden)
         return hidden
 
     def member_state_dict(self, member: int) -> dict[str, torch.Tensor]:
