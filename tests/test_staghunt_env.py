@@ -141,3 +141,12 @@ def test_same_seed_same_episode(seed: int) -> None:
 
     first, second = run(), run()
     assert np.array_equal(first[0], second[0]) and first[1:] == second[1:]
+
+
+def test_out_of_range_action_is_a_parameter_error() -> None:
+    from cogames_lib.errors import ParameterError
+
+    env = StagHuntEnv(EnvConfig(max_turns=3))
+    env.reset(seed=0)
+    with pytest.raises(ParameterError, match=r"agent_1: action must be in 0\.\.4, got 9"):
+        env.step({"agent_0": 0, "agent_1": 9, "agent_2": 0})

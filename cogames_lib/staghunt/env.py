@@ -158,6 +158,9 @@ class StagHuntEnv(ParallelEnv):
         if not self.agents:
             raise ParameterError("step() called on a finished episode; call reset() first")
         indexed = [None if name not in actions else int(actions[name]) for name in self.possible_agents]
+        for name, action in zip(self.possible_agents, indexed, strict=True):
+            if action is not None and not 0 <= action < NUM_ACTIONS:
+                raise ParameterError(f"{name}: action must be in 0..{NUM_ACTIONS - 1}, got {action}")
         observations, result, done = self._runner.step(indexed)
         live = list(self.agents)
         rewards = {

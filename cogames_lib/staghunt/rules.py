@@ -39,7 +39,7 @@ ORIENTATION_DELTAS: tuple[tuple[int, int], ...] = ((-1, 0), (0, 1), (1, 0), (0, 
 
 def move_direction(orientation: int, action: Action | int) -> int:
     """Orientation an agent faces after a successful move `action` from `orientation`."""
-    return (orientation + MOVE_TURNS[Action(action)]) % NUM_ORIENTATIONS
+    return (orientation + MOVE_TURNS[action]) % NUM_ORIENTATIONS  # IntEnum keys match plain ints
 
 
 @dataclass(frozen=True)
