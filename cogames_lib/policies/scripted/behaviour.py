@@ -9,7 +9,9 @@ Priorities, top first:
    (unclip skill) craft a decoder with `gear` and unclip the extractor first;
 5. a missing resource was never seen: explore; nothing left to explore: chorus with what I hold.
 "My share" is my role's resources (`role_resources`) until a full chorus fails to assemble (the
-pooled inputs were short); from then on the agent gathers a whole recipe alone.
+pooled inputs were short); from then on the agent gathers a whole recipe alone, and after
+`SEARCH_PATIENCE` steps of fruitless searching it tries the pooled chorus again. The assembler half
+(chorus, crafting, making way) lives in `assembler.py`.
 """
 
 from __future__ import annotations
