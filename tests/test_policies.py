@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import pickle
 import random
 
@@ -205,9 +206,13 @@ def test_bfs_goes_round_walls_and_through_unknown() -> None:
 
 def test_frontier_target_is_a_reachable_unknown_cell() -> None:
     memory = _memory_from_rows(["#######", "#..#??#", "#..#??#", "#....?#", "#######"])
-    target = frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (), random.Random(0), 3, (ORIGIN, ORIGIN))
-    assert target is not None and memory.kind[target] == UNKNOWN
-    assert bfs(memory, (ORIGIN + 1, ORIGIN + 1), [target]) is not None
+    found = frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (), random.Random(0), 3, (ORIGIN, ORIGIN))
+    assert found is not None
+    target, path = found
+    assert memory.kind[target] == UNKNOWN and path[-1] == target
+    steps = [(ORIGIN + 1, ORIGIN + 1), *path]
+    assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in itertools.pairwise(steps))
+    assert all(memory.kind[cell] == EMPTY for cell in path[:-1])  # over known cells, then one step in
     memory.kind[memory.kind == UNKNOWN] = EMPTY
     assert (
         frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (), random.Random(0), 3, (ORIGIN, ORIGIN)) is None

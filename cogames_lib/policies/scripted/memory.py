@@ -51,7 +51,8 @@ class MapMemory:
         """Write the window centred on (row, col) into the memory."""
         r0, c0 = row - VIEW_RADIUS, col - VIEW_RADIUS
         r1, c1 = r0 + VIEW_SIZE, c0 + VIEW_SIZE
-        window = (EMPTY + np.tensordot(_CODE_OFFSETS, grid[:_N_OBJECTS], axes=1)).astype(np.int8)
+        window = (EMPTY + _CODE_OFFSETS @ grid[:_N_OBJECTS].reshape(_N_OBJECTS, -1)).astype(np.int8)
+        window = window.reshape(VIEW_SIZE, VIEW_SIZE)
         if self.forget:
             self.kind.fill(UNKNOWN)
             for cells in self.stations.values():

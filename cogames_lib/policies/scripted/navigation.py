@@ -147,7 +147,16 @@ class Navigator:
         memory = self.memory
         if self.skills.pathfinding:
             # Teammates do not block the choice (they move on; go_to waits or goes round them).
-            return frontier_target(memory, self.pos, (), self.rng, GAIN_RADIUS, (ORIGIN, ORIGIN))
+            found = frontier_target(memory, self.pos, (), self.rng, GAIN_RADIUS, (ORIGIN, ORIGIN))
+            if found is None:
+                return None
+            target, path = found
+            crowded = any(self.distance(c) <= 3 for c in memory.agents)
+            if path and not crowded and self.distance(path[0]) == 1:
+                # The search already found the way (it ignores teammates, so only when none is
+                # close): keep it as the plan instead of planning again.
+                self.path, self.plan_key, self.plan_version = path, ("explore", target), memory.version
+            return target
         # Without search: the nearest unknown cell as the crow flies.
         r0, r1, c0, c1 = memory.bounds
         rows, cols = np.nonzero(memory.kind[r0 - 1 : r1 + 1, c0 - 1 : c1 + 1] == UNKNOWN)

@@ -133,8 +133,9 @@ def frontier_target(
     rng: random.Random,
     view_radius: int,
     origin: Cell,
-) -> Cell | None:
-    """The unknown cell worth walking to: most unknown cells around it per step of the way there.
+) -> tuple[Cell, list[Cell]] | None:
+    """The unknown cell worth walking to (most unknown cells around it per step of the way there) and
+    the path to it (from the same search, so the caller need not plan again).
 
     Nearest-first exploration wanders in open rooms; weighing each reachable unknown cell by how much
     of a view window around it is still unknown sends the agent towards the big unexplored areas.
@@ -224,4 +225,23 @@ def frontier_target(
     utility = np.where(candidates, gain / (dist + view_radius), -1.0)
     best = np.flatnonzero(utility >= utility.max() - 1e-9)
     pick = int(best[rng.randrange(best.size)])
-    return pick // width + r0, pick % width + c0
+    # Walk the distance field back down to the start.
+    flat = dist.ravel().tolist()
+    path = [pick]
+    here = pick
+    while flat[here] > 1:
+        col = here % width
+        for there, ok in (
+            (here - width, True),
+            (here + width, True),
+            (here - 1, col > 0),
+            (here + 1, col < width - 1),
+        ):
+            if ok and 0 <= there < size and distance[there] == flat[here] - 1:
+                here = there
+                break
+        else:  # cannot happen for a reached cell; stay safe rather than loop
+            break
+        path.append(here)
+    path.reverse()
+    return (pick // width + r0, pick % width + c0), [(p // width + r0, p % width + c0) for p in path]
