@@ -96,6 +96,25 @@ def test_committed_sample_is_exactly_what_the_generator_writes(tmp_path: Path) -
     assert_same(comparison)
 
 
+def test_sample_replaces_an_earlier_sample_but_never_a_foreign_directory(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "experiments"
+    assert main(["mindcraft", "sample", str(out), "--tasks", *TASK_FILES]) == 0
+    assert main(["mindcraft", "sample", str(out), "--tasks", *TASK_FILES, "--seed", "1"]) == 0  # regenerate
+    precious = tmp_path / "home"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work")
+    assert main(["mindcraft", "sample", str(precious), "--tasks", *TASK_FILES]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "thesis.tex" in err and "\n" not in err
+    assert (precious / "thesis.tex").read_text() == "years of work"
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    assert main(["mindcraft", "sample", str(a_file), "--tasks", *TASK_FILES]) == 2
+    assert "not a directory" in capsys.readouterr().err and a_file.read_text() == "x"
+    assert main(["mindcraft", "sample", str(a_file / "sub"), "--tasks", *TASK_FILES]) == 2
+    assert "cannot write" in capsys.readouterr().err
+
+
 def test_generator_is_seeded(tmp_path: Path) -> None:
     definitions = load_task_definitions(TASK_FILES)
     generate_sample_tree(tmp_path / "a", definitions, seed=1)

@@ -3,7 +3,7 @@
 analyze ROOT... [--tasks FILE...] [--model NAME] [--no-score-policy P] [--out DIR] [--workers N]
     prints the summary tables; with --out writes mindcraft_runs / mindcraft_agents (parquet + CSV).
 sample OUT_DIR --tasks FILE... [--seed N]
-    writes the SYNTHETIC sample experiment tree (replacing OUT_DIR).
+    writes the SYNTHETIC sample experiment tree (replacing an earlier sample tree in OUT_DIR, nothing else).
 """
 
 from __future__ import annotations

@@ -44,6 +44,11 @@ SYSTEM_LINES: tuple[str, ...] = (
     "Code output:\nCollected 1 {item}.",
 )
 BASE_TASK_START_MS = 1_742_300_000_000
+# The experiment roots the generator writes; an existing out_dir holding anything else is not replaced.
+CURRENT_EXPERIMENT = "claude-3-5-haiku_mixed_tasks_03-20_09-15"
+LEGACY_EXPERIMENT = "gpt-4o_techtree_legacy_02-10_11-40"
+SOLO_EXPERIMENT = "llama-3-8b_solo_04-02_16-20"
+SAMPLE_EXPERIMENTS: frozenset[str] = frozenset({CURRENT_EXPERIMENT, LEGACY_EXPERIMENT, SOLO_EXPERIMENT})
 
 
 def js_number(value: float | str) -> str:
@@ -216,9 +221,7 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
     writer = _TreeWriter(root, definitions, rng)
     ok, none = "object", None
 
-    current = writer.experiment(
-        "claude-3-5-haiku_mixed_tasks_03-20_09-15", "{'model': 'claude-3-5-haiku-latest', 'total': 42}"
-    )
+    current = writer.experiment(CURRENT_EXPERIMENT, "{'model': 'claude-3-5-haiku-latest', 'total': 42}")
     for task_id in cooking[:4]:
         writer.random_folder(current, task_id, repetitions=2)
     for task_id in hells[:3] + techtree2[:12] + techtree3[:8]:
@@ -245,7 +248,7 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
     os.makedirs(os.path.join(current, "notes"))
     _write(os.path.join(current, "notes", "readme.txt"), b"operator notes, not a task\n")
 
-    legacy = writer.experiment("gpt-4o_techtree_legacy_02-10_11-40", "{'model': 'gpt-4o', 'total': 9}")
+    legacy = writer.experiment(LEGACY_EXPERIMENT, "{'model': 'gpt-4o', 'total': 9}")
     success, timeout = ("legacy", "Task successful", 2), ("legacy", "Task timeout reached", 4)
     no_agents, undefined = ("legacy", "No other agents found", 3), ("legacy", "Task successful", "undefined")
     for task_id, verdicts in zip(
@@ -262,10 +265,22 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
     ):
         writer.folder(legacy, task_id, [[(verdicts[0], ok), (verdicts[1], ok)]])
 
-    solo = writer.experiment("llama-3-8b_solo_04-02_16-20", "this is not a dict {")
+    solo = writer.experiment(SOLO_EXPERIMENT, "this is not a dict {")
     writer.folder(solo, techtree2[0], [[(("score", 1), ok)]])  # 1 agent, definition says 2
     writer.folder(solo, "church_two_agent", [[(("score", 100), ok), (none, ok)]])  # no definition loaded
     writer.folder(solo, church, [[(("score", 14.285714285714286), ok), (none, ok)]])
+
+
+def _check_replaceable(target: str) -> None:
+    """Refuse to delete anything but an earlier sample tree: overwrite must never cost a user's files."""
+    if not os.path.isdir(target):
+        raise ParameterError(f"out_dir: {target!r} exists and is not a directory")
+    foreign = sorted(set(os.listdir(target)) - SAMPLE_EXPERIMENTS)
+    if foreign:
+        raise ParameterError(
+            f"out_dir: {target!r} holds {foreign[0]!r}, so it is not a sample tree this generator wrote; "
+            "remove it yourself or choose another directory"
+        )
 
 
 def generate_sample_tree(
@@ -277,15 +292,21 @@ def generate_sample_tree(
     """Write the synthetic sample experiments under `out_dir` (built in a temp dir, then renamed).
 
     `task_files`: paths or a loaded {task_id: definition} mapping; it needs cooking (incl.
-    hells_kitchen), 2- and 3-agent techtree and construction tasks. Returns `out_dir`.
+    hells_kitchen), 2- and 3-agent techtree and construction tasks. Returns `out_dir`. `overwrite`
+    replaces an existing `out_dir` only when it holds nothing but the sample's experiment folders.
     """
     target = os.path.normpath(os.fspath(out_dir))
-    if os.path.exists(target) and not overwrite:
-        raise ParameterError(f"out_dir: {target!r} exists (pass overwrite=True to replace it)")
+    if os.path.lexists(target):
+        if not overwrite:
+            raise ParameterError(f"out_dir: {target!r} exists (pass overwrite=True to replace it)")
+        _check_replaceable(target)
     definitions = task_files if isinstance(task_files, Mapping) else load_task_definitions(task_files)
     parent = os.path.dirname(os.path.abspath(target))
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=".mindcraft_sample_", dir=parent)
+    try:
+        os.makedirs(parent, exist_ok=True)
+        staging = tempfile.mkdtemp(prefix=".mindcraft_sample_", dir=parent)
+    except OSError as error:
+        raise ParameterError(f"out_dir: cannot write under {parent!r} ({error.strerror or error})") from None
     try:
         _build(staging, definitions, random.Random(seed))
         if os.path.exists(target):
