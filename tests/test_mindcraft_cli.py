@@ -130,6 +130,25 @@ def test_generator_is_seeded(tmp_path: Path) -> None:
         generate_sample_tree(tmp_path / "d", {"t": {"type": "cooking"}}, seed=1)
 
 
+def test_generator_names_what_the_task_files_lack(tmp_path: Path) -> None:
+    definitions = load_task_definitions(TASK_FILES)
+    two_agent_techtree = sorted(t for t in definitions if "crafting" in t and "num_agents_3" not in t)
+    fewer = {t: d for t, d in definitions.items() if t not in two_agent_techtree[10:]}  # 10 of 16 needed
+    with pytest.raises(
+        ParameterError, match=r"task_files: too few tasks: 10/16 2-agent techtree \(found/needed\)$"
+    ):
+        generate_sample_tree(tmp_path / "few", fewer, seed=0)
+    assert not (tmp_path / "few").exists()
+
+
+def test_generator_keeps_its_undefined_task_id_undefined(tmp_path: Path) -> None:
+    definitions = {**load_task_definitions(TASK_FILES), "church_two_agent": {"type": "construction"}}
+    generate_sample_tree(tmp_path / "out", definitions, seed=0)
+    solo = tmp_path / "out" / "llama-3-8b_solo_04-02_16-20"
+    undefined = [p.name for p in solo.iterdir() if p.is_dir() and p.name not in definitions]
+    assert undefined == ["church_two_agent_undefined"]
+
+
 def test_generated_log_shape_is_mindcraft_like() -> None:
     import random
 

@@ -214,10 +214,17 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
     techtree2 = [i for i in by_type.get("techtree", []) if "num_agents_3" not in i]
     techtree3 = [i for i in by_type.get("techtree", []) if "num_agents_3" in i]
     construction = by_type.get("construction", [])
-    if not (cooking and hells and techtree2 and techtree3 and construction):
-        raise ParameterError(
-            "task_files: need cooking, hells_kitchen, 2- and 3-agent techtree and construction tasks"
-        )
+    # How many distinct ids of each kind the layout below indexes (the highest index used + 1).
+    needed = (
+        ("cooking (not hells_kitchen)", cooking, 6),
+        ("hells_kitchen cooking", hells, 1),
+        ("2-agent techtree", techtree2, 16),
+        ("3-agent techtree", techtree3, 11),
+        ("construction", construction, 1),
+    )
+    short = [f"{len(ids)}/{count} {kind}" for kind, ids, count in needed if len(ids) < count]
+    if short:
+        raise ParameterError(f"task_files: too few tasks: {', '.join(short)} (found/needed)")
     writer = _TreeWriter(root, definitions, rng)
     ok, none = "object", None
 
@@ -267,7 +274,10 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
 
     solo = writer.experiment(SOLO_EXPERIMENT, "this is not a dict {")
     writer.folder(solo, techtree2[0], [[(("score", 1), ok)]])  # 1 agent, definition says 2
-    writer.folder(solo, "church_two_agent", [[(("score", 100), ok), (none, ok)]])  # no definition loaded
+    undefined = "church_two_agent"  # a real id whose definition is not loaded (unless a task file has it)
+    while undefined in definitions:
+        undefined += "_undefined"
+    writer.folder(solo, undefined, [[(("score", 100), ok), (none, ok)]])
     writer.folder(solo, church, [[(("score", 14.285714285714286), ok), (none, ok)]])
 
 
