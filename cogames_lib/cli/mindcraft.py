@@ -39,8 +39,24 @@ def register(subparsers: Any) -> None:
     sample.set_defaults(handler=run_sample)
 
 
+def _prepare_out_dir(out_dir: str) -> None:
+    """Create --out before the (possibly long) analysis, so a bad path fails at once, in one line."""
+    from cogames_lib.errors import ParameterError
+
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise ParameterError(f"--out: {out_dir!r} exists and is not a directory")
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+    except OSError as error:
+        raise ParameterError(f"--out: cannot create {out_dir!r} ({error.strerror or error})") from None
+    if not os.access(out_dir, os.W_OK):
+        raise ParameterError(f"--out: {out_dir!r} is not writable")
+
+
 def _write_atomically(frame: Any, path: str, kind: str) -> None:
     """Temp file in the same folder, then rename: a reader never sees half a table."""
+    from cogames_lib.errors import ParameterError
+
     temporary = f"{path}.tmp-{os.getpid()}"
     try:
         if kind == "parquet":
@@ -48,6 +64,8 @@ def _write_atomically(frame: Any, path: str, kind: str) -> None:
         else:
             frame.to_csv(temporary, index=False)
         os.replace(temporary, path)
+    except OSError as error:  # e.g. a directory where the table should go, or the disk filled up
+        raise ParameterError(f"--out: cannot write {path!r} ({error.strerror or error})") from None
     finally:
         if os.path.exists(temporary):
             os.remove(temporary)
@@ -72,6 +90,8 @@ def run_analyze(args: argparse.Namespace) -> int:
     validate_analysis_parameters(args.roots, args.tasks, args.no_score_policy)
     if args.workers < 1:
         raise ParameterError(f"--workers: must be >= 1, got {args.workers}")
+    if args.out is not None:
+        _prepare_out_dir(args.out)
     runs = aggregate_results(
         args.roots,
         args.tasks or None,
@@ -94,7 +114,6 @@ def run_analyze(args: argparse.Namespace) -> int:
     for name, table in summary_tables(runs).items():
         print(f"\n== {name}\n{format_table(table)}")
     if args.out is not None:
-        os.makedirs(args.out, exist_ok=True)
         for table_name, frame in (("mindcraft_runs", runs_table(runs)), ("mindcraft_agents", agents)):
             for kind in ("parquet", "csv"):
                 _write_atomically(frame, os.path.join(args.out, f"{table_name}.{kind}"), kind)
