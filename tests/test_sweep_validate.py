@@ -79,3 +79,13 @@ def test_an_out_dir_that_is_a_file_is_rejected(tmp_path):
     path.write_text("not a directory")
     with pytest.raises(ParameterError, match=r"out_dir: .* exists and is not a directory"):
         validate_sweep_parameters(**GOOD, out_dir=path)
+
+
+def test_an_out_dir_that_cannot_be_created_is_a_one_line_error_before_any_episode(tmp_path):
+    from cogames_lib.sweep import run_sweep
+
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    with pytest.raises(ParameterError, match=r"out_dir: cannot write sweep results under .*a_file.*sub"):
+        run_sweep([FakeSpec("wander")], ["chest_deposit_near"], [1], 1, a_file / "sub", progress=False)
+    assert a_file.read_text() == "x"

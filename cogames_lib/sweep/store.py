@@ -23,7 +23,7 @@ from typing import Any
 
 import pandas as pd
 
-from cogames_lib.errors import DataFileError
+from cogames_lib.errors import DataFileError, ParameterError
 from cogames_lib.sweep.seeds import stable_hash
 
 EPISODE_COLUMNS: tuple[str, ...] = (
@@ -115,7 +115,20 @@ def read_parts(directory: Path, columns: Iterable[str] | None = None) -> pd.Data
 
 
 def prepare(out_dir: Path, resume: bool) -> None:
-    """Make the directories; drop temporary files of a killed run; without resume, drop earlier parts."""
+    """Make the directories; drop temporary files of a killed run; without resume, drop earlier parts.
+
+    The sweep's first write: an out_dir that cannot be created or written is a `ParameterError` here,
+    before any episode runs.
+    """
+    try:
+        _prepare(out_dir, resume)
+    except OSError as error:
+        raise ParameterError(
+            f"out_dir: cannot write sweep results under {str(out_dir)!r} ({error.strerror or error})"
+        ) from None
+
+
+def _prepare(out_dir: Path, resume: bool) -> None:
     for directory in (episodes_dir(out_dir), traces_dir(out_dir)):
         directory.mkdir(parents=True, exist_ok=True)
         for temporary in directory.glob(f".*{_TEMP_SUFFIX}"):
