@@ -173,6 +173,31 @@ def test_odd_definitions_never_raise() -> None:
         assert isinstance(task_definition_metrics("t", definition), dict)
 
 
+def test_odd_cooking_values_neither_raise_nor_break_the_typed_runs_table(tmp_path: Path) -> None:
+    from cogames_lib.mindcraft import aggregate_results
+
+    odd = {
+        "type": "cooking",
+        "target": [["bread"], ["bread"], {"cake": 1}],  # unhashable targets
+        "recipes": {"bread": ["a", "b"]},
+        "difficulty_metrics": {
+            "total_recipe_steps": "many",
+            "max_steps_per_recipe": 2.5,
+            "unique_target_items": 3,
+            "overall_difficulty_score": "hard",
+            "difficulty_category": 7,
+        },
+    }
+    metrics = task_definition_metrics("t", odd)
+    assert metrics["unique_target_items"] == 3  # the author's integer wins
+    assert metrics["total_recipe_steps"] == 2 and metrics["max_steps_per_recipe"] == 2  # derived stays
+    assert metrics["overall_difficulty_score"] is None and metrics["difficulty_category"] is None
+    assert task_definition_metrics("t", {**odd, "difficulty_metrics": {}})["unique_target_items"] == 2
+    write_log(tmp_path / "exp" / "odd_cooking", "Andy_0_0.json", SCORE(1))
+    runs = aggregate_results(tmp_path / "exp", {"odd_cooking": odd})
+    assert runs.loc[0, "total_recipe_steps"] == 2 and runs.loc[0, "unique_target_items"] == 3
+
+
 def test_bad_task_files_raise_one_line_errors(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text("{not json")
     (tmp_path / "list.json").write_text("[1, 2]")

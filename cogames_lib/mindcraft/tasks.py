@@ -53,13 +53,39 @@ DEPTH_IN_ID = re.compile(r"depth_(\d+)")
 AGENTS_IN_ID = re.compile(r"num_agents_(\d+)")
 MISSING_IN_ID = re.compile(r"missing_(?!items)[a-z]")
 BLOCKED_ACCESS_IN_ID = re.compile(r"blocked_access((?:_\d+)+)")
-DIFFICULTY_KEYS: tuple[str, ...] = (
-    "total_recipe_steps",
-    "max_steps_per_recipe",
-    "unique_target_items",
-    "overall_difficulty_score",
-    "difficulty_category",
-)
+
+
+def _float_or_none(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _int_or_none(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+# `difficulty_metrics` key -> how to read its value; a value of another type is ignored (the derived
+# number stays) so one odd task file cannot break the typed runs table.
+DIFFICULTY_KEYS: dict[str, Callable[[Any], Any]] = {
+    "total_recipe_steps": _int_or_none,
+    "max_steps_per_recipe": _int_or_none,
+    "unique_target_items": _int_or_none,
+    "overall_difficulty_score": _float_or_none,
+    "difficulty_category": _text_or_none,
+}
 
 
 def load_task_definitions(paths: Iterable[str | os.PathLike[str]]) -> dict[str, dict[str, Any]]:
@@ -99,18 +125,6 @@ def task_type_of(task_id: str, definition: Mapping[str, Any] | None) -> str | No
     return None
 
 
-def _int_or_none(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    return None
-
-
 def _plan_from_id(task_id: str) -> str | None:
     for fragment, plan in PLAN_FROM_ID:
         if fragment in task_id:
@@ -143,6 +157,11 @@ def _techtree_metrics(task_id: str, definition: Mapping[str, Any]) -> dict[str, 
     }
 
 
+def _distinct_count(items: dict[str, Any] | list[Any]) -> int:
+    """Distinct keys of a dict target, distinct entries of a list target (entries may be lists or dicts)."""
+    return len({json.dumps(item, sort_keys=True, default=str) for item in items})
+
+
 def _cooking_metrics(task_id: str, definition: Mapping[str, Any]) -> dict[str, Any]:
     recipes = definition.get("recipes")
     steps = (
@@ -151,7 +170,7 @@ def _cooking_metrics(task_id: str, definition: Mapping[str, Any]) -> dict[str, A
         else []
     )
     target = definition.get("target")
-    unique_targets = len(set(target)) if isinstance(target, dict | list) else None
+    unique_targets = _distinct_count(target) if isinstance(target, dict | list) else None
     blocked = definition.get("blocked_access_to_recipe")
     if isinstance(blocked, list):
         blocked_count: int | None = len(blocked)
@@ -171,7 +190,10 @@ def _cooking_metrics(task_id: str, definition: Mapping[str, Any]) -> dict[str, A
     }
     difficulty = definition.get("difficulty_metrics")
     if isinstance(difficulty, dict):  # the task author's own numbers win over our derivation
-        metrics.update({key: difficulty[key] for key in DIFFICULTY_KEYS if key in difficulty})
+        for key, read in DIFFICULTY_KEYS.items():
+            value = read(difficulty.get(key))
+            if value is not None:
+                metrics[key] = value
     return metrics
 
 
