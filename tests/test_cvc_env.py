@@ -76,6 +76,18 @@ def test_deposit_terminates_with_reward_one() -> None:
         env.step({"agent_0": 0})
 
 
+@pytest.mark.parametrize("action", [-1, len(rules.ACTIONS), 99, 1.5, "move_east", None])
+def test_an_action_outside_the_action_space_is_refused_and_changes_nothing(action) -> None:
+    env = CogsVsClipsEnv(EXTRACT_LAB, num_agents=2, max_steps=5)
+    env.reset(seed=3)
+    agent = env.unwrapped.world.agents[1]
+    before = (agent.row, agent.col, agent.vibe)
+    with pytest.raises(ParameterError, match=r"actions\['agent_1'\]: .* is not an action index in 0\.\.17"):
+        env.step({"agent_0": 0, "agent_1": action})
+    assert (agent.row, agent.col, agent.vibe) == before and env.unwrapped.world.step_count == 0
+    env.step({"agent_0": np.int64(1), "agent_1": 2.0})  # numpy integers and integral floats are fine
+
+
 def test_truncation_at_max_steps_with_reward_zero() -> None:
     env = CogsVsClipsEnv(EXTRACT_LAB, num_agents=2, max_steps=5)
     env.reset(seed=0)

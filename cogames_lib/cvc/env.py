@@ -18,6 +18,21 @@ from cogames_lib.cvc.world import World
 from cogames_lib.errors import ParameterError
 
 RENDER_MODES = ("ansi", "rgb_array")
+_NUM_ACTIONS = len(rules.ACTIONS)
+
+
+def _action_index(agent: str, action: object) -> int:
+    """The action as an index in 0..17; anything else is refused, since the engine would misread it
+    (a negative index moves east, a large one sets a vibe that does not exist)."""
+    try:
+        index = int(action)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        index = -1
+    if not 0 <= index < _NUM_ACTIONS or index != action:
+        raise ParameterError(
+            f"actions[{agent!r}]: {action!r} is not an action index in 0..{_NUM_ACTIONS - 1}"
+        )
+    return index
 
 
 class CogsVsClipsEnv(ParallelEnv):
@@ -29,7 +44,11 @@ class CogsVsClipsEnv(ParallelEnv):
     use observations.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "cogs_vs_clips_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": True}
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "cogs_vs_clips_v0",
+        "render_modes": list(RENDER_MODES),
+        "is_parallelizable": True,
+    }
 
     def __init__(
         self,
@@ -72,7 +91,7 @@ class CogsVsClipsEnv(ParallelEnv):
         if not self.agents:
             raise ParameterError("step() called on a finished episode: call reset() first")
         world = self.world
-        world.step([int(actions.get(agent, rules.NOOP)) for agent in self.possible_agents])
+        world.step([_action_index(agent, actions.get(agent, rules.NOOP)) for agent in self.possible_agents])
         names = self.agents
         observations = self._observations()
         rewards = dict(zip(names, world.rewards, strict=True))
