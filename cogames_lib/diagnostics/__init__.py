@@ -66,7 +66,9 @@ def diagnostic_map(name: str) -> GridMap:
     return load_map(DIAGNOSTIC_MAPS_DIR / get_diagnostic(name).map_file)
 
 
-def make_env(name: str, num_agents: int, seed: int | None = None, render_mode: str | None = None) -> CogsVsClipsEnv:
+def make_env(
+    name: str, num_agents: int, seed: int | None = None, render_mode: str | None = None
+) -> CogsVsClipsEnv:
     """A ready environment for one diagnostic (reset with `seed` when given)."""
     diagnostic = get_diagnostic(name)
     check_agent_count(diagnostic, num_agents)
