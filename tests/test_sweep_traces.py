@@ -31,6 +31,10 @@ def test_sweep_traces_load_filtered_by_status_and_key(tmp_path):
     )
     assert one["seed"].nunique() == 1 and list(one["step"]) == sorted(one["step"])
     assert {"row", "col", "vibe", "action", "action_success", "event"} <= set(traces.columns)
+    short = load_traces(tmp_path, diagnostic="chest_deposit_near", seed=int(episodes["seed"].iloc[0]))
+    assert short.equals(one)  # the short name selects the same rows, as in every other API
+    with pytest.raises(ParameterError, match="status 'FAILED' is not one of SUCCESS"):
+        load_traces(tmp_path, status="FAILED")
 
 
 def test_load_traces_without_traces_is_a_clear_error(tmp_path):

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from cogames_lib.errors import ParameterError
+from cogames_lib.outcomes import STATUS_ORDER
 from cogames_lib.sweep.episode import TRACE_COLUMNS
 from cogames_lib.sweep.store import EPISODE_KEY, episodes_dir, read_parts, traces_dir
 
@@ -71,6 +72,12 @@ def load_traces(
     episode"; `episode_seed` tells apart sweeps with different sweep seeds in one directory. Rows are
     ordered by episode key, step and agent.
     """
+    if diagnostic is not None:  # "memory" means "diagnostic_memory" here too, as everywhere else
+        from cogames_lib.diagnostics import get_diagnostic
+
+        diagnostic = get_diagnostic(diagnostic).name
+    if status is not None and status not in STATUS_ORDER:
+        raise ParameterError(f"load_traces: status {status!r} is not one of {', '.join(STATUS_ORDER)}")
     out_path = Path(out_dir)
     directory = traces_dir(out_path)
     if not directory.is_dir() or not any(directory.glob("part-*.parquet")):
