@@ -71,3 +71,20 @@ def test_an_unreachable_scheduler_is_a_one_line_parameter_error(tmp_path):
             progress=False,
         )
     assert not list((tmp_path / "episodes").glob("part-*"))
+
+
+def test_a_scheduler_that_is_not_an_address_is_a_one_line_parameter_error(tmp_path):
+    pytest.importorskip("distributed")
+    from cogames_lib.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="scheduler: cannot connect to the Dask scheduler 'not a url'"):
+        run_sweep(
+            POLICIES[:1],
+            DIAGNOSTICS[:1],
+            [1],
+            1,
+            tmp_path,
+            backend="dask",
+            scheduler="not a url",
+            progress=False,
+        )

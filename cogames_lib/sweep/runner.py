@@ -131,7 +131,7 @@ def _run_dask(chunks: list[Chunk], workers: int, scheduler: Any) -> Results:
     elif isinstance(scheduler, str):
         try:
             client, owned = Client(scheduler), True
-        except OSError as error:  # unreachable or not a scheduler: a parameter the user can fix
+        except (OSError, ValueError) as error:  # unreachable, not a scheduler, or not an address at all
             raise ParameterError(
                 f"scheduler: cannot connect to the Dask scheduler {scheduler!r} ({error})"
             ) from None
