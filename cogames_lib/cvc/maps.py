@@ -115,7 +115,7 @@ def parse_map_text(text: str, source: str = "<string>", name: str = "map") -> Gr
     if not isinstance(legend, dict):
         raise MapError(f"{source}: char_to_map_name must be a mapping of char -> object name")
     legend = {str(char): str(object_name) for char, object_name in legend.items()}
-    rows = [row for row in map_data.split("\n")]
+    rows = map_data.split("\n")
     while rows and not rows[-1].strip():
         rows.pop()
     cells = _decode_rows(rows, legend, source)

@@ -78,10 +78,10 @@ class Diagnostic:
         )
 
 
-def _chest(number: int, map_name: str, description: str) -> Diagnostic:
+def _chest_navigation(number: int, description: str) -> Diagnostic:
     return Diagnostic(
-        f"diagnostic_chest_navigation{number}" if number else map_name,
-        map_name,
+        f"diagnostic_chest_navigation{number}",
+        f"chest_navigation{number}",
         250,
         (1,),
         description,
@@ -104,9 +104,9 @@ def _extract_missing(resource: str) -> Diagnostic:
 
 
 _CATALOGUE: tuple[Diagnostic, ...] = (
-    _chest(1, "chest_navigation1", "carry a heart through a maze of rooms to the chest"),
-    _chest(2, "chest_navigation2", "carry a heart around walls to the chest"),
-    _chest(3, "chest_navigation3", "carry a heart around obstacles to the chest"),
+    _chest_navigation(1, "carry a heart through a maze of rooms to the chest"),
+    _chest_navigation(2, "carry a heart around walls to the chest"),
+    _chest_navigation(3, "carry a heart around obstacles to the chest"),
     Diagnostic(
         "diagnostic_chest_deposit_near",
         "chest_near",
