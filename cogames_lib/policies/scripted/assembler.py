@@ -12,6 +12,7 @@ from cogames_lib.policies.scripted.planning import Cell, move_action
 
 DEFAULT, HEART_A, GEAR = (rules.VIBE_INDEX[v] for v in ("default", "heart_a", "gear"))
 CHORUS_VIBES = frozenset({DEFAULT, HEART_A})  # vibes that never break the heart protocol's exact match
+YIELD_STEPS = 10  # after sliding aside for a teammate, stay off the orthogonal cells this long
 FULL_CHORUS_PATIENCE = 6  # steps a diagonal agent watches a full chorus fire nothing before gathering
 ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))
 RING = (*ORTHOGONAL, (-1, -1), (-1, 1), (1, -1), (1, 1))  # orthogonal cells first
@@ -38,7 +39,9 @@ class AssemblerBehaviour:
             return self._follow_beacon()
         assembler, ring = found
         free_orthogonal = [c for c in ring[:4] if memory.is_free(c) and c not in memory.agents]
-        if nav.pos not in ring or (nav.pos not in ring[:4] and free_orthogonal):
+        if self.yielded > 0:
+            self.yielded -= 1
+        if nav.pos not in ring or (nav.pos not in ring[:4] and free_orthogonal and not self.yielded):
             self.full_chorus_steps = 0
             if self.skills.chorus and self.vibe != HEART_A and nav.distance(assembler) > 2:
                 return vibe_action(HEART_A)
@@ -107,6 +110,8 @@ class AssemblerBehaviour:
         ]
         if not spots:
             return None
+        # Having made way, do not take an orthogonal cell back for a while (or the two dance forever).
+        self.yielded = YIELD_STEPS
         return nav.moved(move_action(pos, self.rng.choice(spots)))
 
     def _follow_beacon(self) -> int:

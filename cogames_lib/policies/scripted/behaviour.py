@@ -62,6 +62,7 @@ class ScriptedPolicy(AssemblerBehaviour):
         self.failed_uses = 0
         self.full_chorus_steps = 0
         self.backoff = 0
+        self.yielded = 0
         self.search_steps = 0
         self._chorus_use = False
 
