@@ -105,3 +105,13 @@ def test_sweep_prints_a_pass_rate_table_per_policy(capsys, tmp_path):
     assert (tmp_path / "episodes.parquet").is_file()
     assert main(argv) == 0
     assert "(0 run now, 8 resumed)" in capsys.readouterr().out
+
+
+def test_sweep_with_an_out_dir_that_cannot_be_created_exits_2_in_one_line(capsys, tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    argv = ["sweep", "--policies", "noop", "--diagnostics", "chest_deposit_near", "--agents", "1"]
+    argv += ["--seeds", "1", "--workers", "1", "--no-progress", "--out", str(a_file / "sub")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "out_dir: cannot write sweep results under" in err and err.count("\n") == 1
