@@ -150,7 +150,7 @@ def browser(tmp_path_factory):
     instance.close()
 
 
-def test_index_and_every_page_open_offline_with_images(report, browser, tmp_path):
+def test_index_and_every_page_open_offline_with_images(browser, report, tmp_path):
     index_url = report.resolve().as_uri()
     requested, failures = browser.open(index_url)
     assert failures == [] and requested and all(url.startswith(("file://", "data:")) for url in requested)
@@ -173,7 +173,7 @@ def test_index_and_every_page_open_offline_with_images(report, browser, tmp_path
         browser.screenshot(tmp_path / f"{Path(page).stem}.png")
 
 
-def test_escaped_log_text_does_not_run(report, browser):
+def test_escaped_log_text_does_not_run(browser, report):
     # the fixture prints `<script>alert(1)</script>`: shown as text, never executed as a script
     browser.open((report.parent / "ok.html").resolve().as_uri())
     scripts = browser.evaluate("Array.from(document.scripts).map(s => s.textContent).join('\\n')")
