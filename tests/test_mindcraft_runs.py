@@ -106,6 +106,16 @@ def test_regression_any_number_of_logs_no_two_file_assert(tmp_path: Path, agents
     assert result["overall_completion_status"] == S.SUCCESS
 
 
+def test_a_missing_folder_is_a_parameter_error_not_an_unrun_task(tmp_path: Path) -> None:
+    from cogames_lib.errors import ParameterError
+
+    with pytest.raises(ParameterError, match=r"folder_path: .*no_such_task.* does not exist"):
+        extract_result(tmp_path / "no_such_task")
+    (tmp_path / "a_file").write_text("x")
+    with pytest.raises(ParameterError, match="not a directory"):
+        extract_result(tmp_path / "a_file")
+
+
 def test_model_name_from_results_txt_and_ignored_files(tmp_path: Path) -> None:
     folder = tmp_path / "exp" / "task_x"
     write_log(folder, "Andy_0_0.json", SCORE(0))

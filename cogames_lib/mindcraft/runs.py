@@ -28,6 +28,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from cogames_lib.errors import ParameterError
 from cogames_lib.mindcraft.discovery import FolderListing, list_folder
 from cogames_lib.mindcraft.logs import (
     SCORE_SCALE_BY_TASK_TYPE,
@@ -107,7 +108,8 @@ def extract_result(
     listing: FolderListing | None = None,
     metrics: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Per-run dict of one task folder (keys in the module docstring). Never raises on content.
+    """Per-run dict of one task folder (keys in the module docstring). Never raises on content;
+    a `folder_path` that is not a directory raises `ParameterError`.
 
     The task id is the folder name. `model_name` None reads the `model` of the experiment's
     `results.txt` (the folder's parent) unless `read_results_file` is False. `listing` (the folder's
@@ -118,6 +120,8 @@ def extract_result(
     if model_name is None and read_results_file:
         model_name = read_model_name(experiment_root)
     if listing is None:
+        if not os.path.isdir(folder):  # a mistyped path is a user mistake, not an unrun task
+            raise ParameterError(f"folder_path: {folder!r} does not exist or is not a directory")
         listing = list_folder(folder)
     outcomes = [read_outcome(folder, name, agent, run) for name, agent, run in listing.logs]
     task_type = task_type_of(task_id, task_definition)
