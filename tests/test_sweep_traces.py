@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from cogames_lib.errors import ParameterError
@@ -61,3 +62,21 @@ def test_episode_seed_tells_apart_two_sweep_seeds_in_one_directory(tmp_path):
     assert set(both["episode_seed"]) == {int(first["episode_seed"][0]), int(second["episode_seed"][0])}
     one = load_traces(tmp_path, seed=0, episode_seed=int(second["episode_seed"][0]))
     assert one["episode_seed"].nunique() == 1 and one["step"].max() == int(second["steps"][0])
+
+
+def test_asking_for_traces_reruns_episodes_that_were_resumed_without_them(tmp_path):
+    plain = run_sweep([FakeSpec("wander")], ["chest_deposit_near"], [1], 3, tmp_path, progress=False)
+    traced = run_sweep(
+        [FakeSpec("wander")], ["chest_deposit_near"], [1], 3, tmp_path, record_traces=True, progress=False
+    )
+    assert traced.attrs["ran"] == 3 and traced.attrs["resumed"] == 0
+    assert sorted(load_traces(tmp_path)["seed"].unique()) == [0, 1, 2]
+    pd.testing.assert_frame_equal(plain.drop(columns="duration_s"), traced.drop(columns="duration_s"))
+    again = run_sweep(
+        [FakeSpec("wander")], ["chest_deposit_near"], [1], 3, tmp_path, record_traces=True, progress=False
+    )
+    assert again.attrs["resumed"] == 3  # now they have traces: nothing runs twice
+    from cogames_lib.sweep import store
+
+    on_disk = store.read_parts(store.episodes_dir(tmp_path))
+    assert len(on_disk) == 3 and not on_disk.duplicated(list(store.EPISODE_KEY)).any()

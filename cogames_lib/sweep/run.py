@@ -127,7 +127,7 @@ def run_sweep(
         logger.info(
             "skipped %d cells whose diagnostic does not allow the agent count: %s", len(skipped), shown
         )
-    store.prepare(plan.out_dir, resume)
+    store.prepare(plan.out_dir, resume, record_traces)
     store.write_json_atomically(_manifest(plan, record_traces), plan.out_dir / store.MANIFEST)
     done = store.done_keys(plan.out_dir)
     todo = [

@@ -114,21 +114,23 @@ def read_parts(directory: Path, columns: Iterable[str] | None = None) -> pd.Data
     return pd.concat(frames, ignore_index=True)
 
 
-def prepare(out_dir: Path, resume: bool) -> None:
+def prepare(out_dir: Path, resume: bool, record_traces: bool = False) -> None:
     """Make the directories; drop temporary files of a killed run; without resume, drop earlier parts.
 
+    With `record_traces`, episode parts that were run without traces are dropped too, so their episodes
+    run again and get the traces the caller asked for (resuming them would silently give none).
     The sweep's first write: an out_dir that cannot be created or written is a `ParameterError` here,
     before any episode runs.
     """
     try:
-        _prepare(out_dir, resume)
+        _prepare(out_dir, resume, record_traces)
     except OSError as error:
         raise ParameterError(
             f"out_dir: cannot write sweep results under {str(out_dir)!r} ({error.strerror or error})"
         ) from None
 
 
-def _prepare(out_dir: Path, resume: bool) -> None:
+def _prepare(out_dir: Path, resume: bool, record_traces: bool) -> None:
     for directory in (episodes_dir(out_dir), traces_dir(out_dir)):
         directory.mkdir(parents=True, exist_ok=True)
         for temporary in directory.glob(f".*{_TEMP_SUFFIX}"):
@@ -137,9 +139,15 @@ def _prepare(out_dir: Path, resume: bool) -> None:
             for part in directory.glob(_PART_GLOB):
                 part.unlink()
     finished = {path.name for path in episodes_dir(out_dir).glob(_PART_GLOB)}
-    for orphan in traces_dir(out_dir).glob(_PART_GLOB):
-        if orphan.name not in finished:
-            orphan.unlink()
+    traced = set()
+    for trace_part in traces_dir(out_dir).glob(_PART_GLOB):
+        if trace_part.name in finished:
+            traced.add(trace_part.name)
+        else:
+            trace_part.unlink()  # an orphan
+    if record_traces:
+        for name in finished - traced:
+            (episodes_dir(out_dir) / name).unlink()
 
 
 def done_keys(out_dir: Path) -> set[tuple]:
