@@ -15,6 +15,7 @@ import pandas as pd
 from cogames_lib.plots.style import annotated_grid, empty_figure, new_figure, require_columns
 
 TRACE_COLUMNS = ("step", "agent", "row", "col")
+CROP_MARGIN = 4  # cells shown around the agents' paths
 AGENT_LINE_COLOURS = ("#1b6ca8", "#d1342f", "#2e9e44", "#7b3fa0", "#f0a202", "#111111")
 
 
@@ -31,8 +32,17 @@ def episode_trajectory(trace: pd.DataFrame, cells: Sequence[Sequence[str]], titl
     if trace.empty:
         return empty_figure(title, "no trace rows")
     image = _map_image(cells)
-    height, width = image.shape[:2]
-    figure, axes = new_figure(min(10, 1.5 + width * 0.28), min(10, 1.2 + height * 0.28))
+    # Large maps: show the part the agents used, with a margin, so a short failed walk stays readable.
+    top, bottom = (
+        max(0, trace["row"].min() - CROP_MARGIN),
+        min(image.shape[0] - 1, trace["row"].max() + CROP_MARGIN),
+    )
+    left, right = (
+        max(0, trace["col"].min() - CROP_MARGIN),
+        min(image.shape[1] - 1, trace["col"].max() + CROP_MARGIN),
+    )
+    height, width = bottom - top + 1, right - left + 1
+    figure, axes = new_figure(min(10, 2.5 + width * 0.3), min(10, 1.2 + height * 0.3))
     axes.imshow(image, interpolation="nearest")
     for agent, path in trace.sort_values("step").groupby("agent", sort=True):
         colour = AGENT_LINE_COLOURS[int(agent) % len(AGENT_LINE_COLOURS)]
@@ -44,6 +54,8 @@ def episode_trajectory(trace: pd.DataFrame, cells: Sequence[Sequence[str]], titl
         )
         axes.scatter(xs[:1], ys[:1], color=colour, marker="o", s=40, edgecolor="white", zorder=3)
         axes.scatter(xs[-1:], ys[-1:], color=colour, marker="X", s=60, edgecolor="white", zorder=3)
+    axes.set_xlim(left - 0.5, right + 0.5)
+    axes.set_ylim(bottom + 0.5, top - 0.5)  # rows grow downward, as in the map file
     axes.set_xticks([])
     axes.set_yticks([])
     axes.set_xlabel("column")

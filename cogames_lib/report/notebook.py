@@ -140,7 +140,7 @@ def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int = 90)
     import matplotlib.pyplot as plt
 
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=dpi)
+    figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")  # never clip an outside legend
     plt.close(figure)
     png = buffer.getvalue()
     path = _atomic_write(Path(out_dir) / f"{name}.png", lambda temp: temp.write_bytes(png))
