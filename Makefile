@@ -21,7 +21,7 @@ $(STAMP): requirements.lock pyproject.toml
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && $$SUDO DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 report: $(STAMP)
 	$(PY) -m cogames_lib report --profile $(PROFILE) --out reports/$(REPORT)
@@ -34,8 +34,9 @@ lint: $(STAMP)
 	$(PY) -m ruff check cogames_lib tests benchmarks
 	$(PY) -m ruff format --check cogames_lib tests benchmarks
 
+# JupyterLab refuses to run as root without --allow-root (containers and CI machines often are root).
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser notebooks/
+	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/
 
 bench: $(STAMP)
 	$(PY) -m cogames_lib bench
