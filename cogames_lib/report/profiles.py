@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cogames_lib.errors import UnknownNameError, close_matches_message
+from cogames_lib.policies import ablation_specs
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
@@ -48,6 +49,18 @@ class Profile:
 
 MINDCRAFT_SAMPLE = ProjectPath("data/mindcraft_sample/experiments")
 MINDCRAFT_TASKS = ProjectPath("data/mindcraft_sample/tasks")  # a folder: every *.json in it
+# Both profiles analyse the synthetic sample tree (it is small; a real tree is a notebook parameter).
+MINDCRAFT_SAMPLE_RUN = NotebookRun(
+    "mindcraft_outcomes",
+    "Mindcraft agent-log outcomes",
+    dict(
+        experiment_roots=[MINDCRAFT_SAMPLE],
+        task_files=[MINDCRAFT_TASKS],
+        model_name=None,
+        no_score_policy="failure",
+        workers=1,
+    ),
+)
 
 PROFILES: dict[str, Profile] = {
     "quick": Profile(
@@ -71,17 +84,7 @@ PROFILES: dict[str, Profile] = {
                     redundancy_threshold=0.95,
                 ),
             ),
-            NotebookRun(
-                "mindcraft_outcomes",
-                "Mindcraft agent-log outcomes",
-                dict(
-                    experiment_roots=[MINDCRAFT_SAMPLE],
-                    task_files=[MINDCRAFT_TASKS],
-                    model_name=None,
-                    no_score_policy="failure",
-                    workers=1,
-                ),
-            ),
+            MINDCRAFT_SAMPLE_RUN,
             NotebookRun(
                 "probe_tests",
                 "Stag-hunt probe tests",
@@ -106,17 +109,7 @@ PROFILES: dict[str, Profile] = {
                 "diagnostics_sweep",
                 "Cogs vs Clips diagnostics",
                 dict(
-                    policies=[
-                        "scripted",
-                        "scripted:-memory",
-                        "scripted:-explore",
-                        "scripted:-pathfinding",
-                        "scripted:-chorus",
-                        "scripted:-recharge",
-                        "scripted:-unclip",
-                        "random",
-                        "noop",
-                    ],
+                    policies=["scripted", *ablation_specs(), "random", "noop"],
                     diagnostics="all",
                     agent_counts=[1, 2, 4],
                     seeds=10,
@@ -127,17 +120,7 @@ PROFILES: dict[str, Profile] = {
                     redundancy_threshold=0.95,
                 ),
             ),
-            NotebookRun(
-                "mindcraft_outcomes",
-                "Mindcraft agent-log outcomes",
-                dict(
-                    experiment_roots=[MINDCRAFT_SAMPLE],
-                    task_files=[MINDCRAFT_TASKS],
-                    model_name=None,
-                    no_score_policy="failure",
-                    workers=1,
-                ),
-            ),
+            MINDCRAFT_SAMPLE_RUN,
             NotebookRun(
                 "probe_tests",
                 "Stag-hunt probe tests",
