@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from cogames_lib.parallel import start_method
 from cogames_lib.sweep import run_sweep, store
-from cogames_lib.sweep.runner import start_method
 
 TARGET_WALL_S = 60.0
 

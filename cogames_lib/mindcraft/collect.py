@@ -12,13 +12,16 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
 from cogames_lib.mindcraft.discovery import SkippedFolder, decide_folder
 from cogames_lib.mindcraft.runs import extract_result
 from cogames_lib.mindcraft.tasks import task_definition_metrics
+from cogames_lib.parallel import process_pool, progress_bar_class
+
+# Imported once in a forkserver (when this process already runs threads, e.g. in Jupyter).
+WORKER_PRELOAD = ["cogames_lib.mindcraft.collect"]
 
 # A folder to look at: (root index, path parts below the root, path, depth). Sorting by the first
 # two gives exactly the order of a sorted depth-first walk, whatever the number of workers.
@@ -89,14 +92,15 @@ def collect_runs(
 ) -> tuple[list[dict[str, Any]], list[SkippedFolder]]:
     """(per-run dicts, skipped folders) for roots, walking and parsing in chunks over `workers`
     processes; the result is identical for any number of workers (sorted walk order, deduplicated)."""
-    from tqdm.auto import tqdm
-
     real_roots = [os.path.realpath(root) for root in roots]
     pending: list[Candidate] = [(index, (), os.path.normpath(root), 0) for index, root in enumerate(roots)]
     decided: list[tuple[tuple[int, tuple[str, ...]], str, Any]] = []
-    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    pool = process_pool(workers, preload=WORKER_PRELOAD) if workers > 1 else None
     try:
-        with tqdm(desc="task folders", unit="folder", disable=not progress) as bar, _gc_paused():
+        with (
+            progress_bar_class()(desc="task folders", unit="folder", disable=not progress) as bar,
+            _gc_paused(),
+        ):
             while pending:
                 chunks = _chunks(pending, chunk_size)
                 jobs = [

@@ -16,6 +16,7 @@ import pandas as pd
 
 from cogames_lib import __version__
 from cogames_lib.outcomes import STATUS_ORDER
+from cogames_lib.parallel import progress_bar_class
 from cogames_lib.sweep import store
 from cogames_lib.sweep.runner import Chunk, EpisodeTask, execute, make_chunks
 from cogames_lib.sweep.seeds import episode_seed
@@ -137,7 +138,7 @@ def run_sweep(
     ]
     chunks = make_chunks(todo, plan.workers, record_traces, chunk_size)
     completed = execute(chunks, plan.backend, plan.workers, plan.scheduler)  # workers start before the bar
-    with _progress_bar()(
+    with progress_bar_class()(
         total=len(tasks), initial=len(tasks) - len(todo), unit="episode", desc="sweep", disable=not progress
     ) as bar:
         try:
@@ -156,17 +157,6 @@ def run_sweep(
         sweep_id=plan.sweep_id,
     )
     return table
-
-
-def _progress_bar() -> type:
-    """tqdm.auto without the monitor thread: that thread would outlive the bar and make every later
-    local pool fall back from fork to the slower forkserver start (see runner.start_method)."""
-    from tqdm.auto import tqdm
-
-    class SweepProgress(tqdm):
-        monitor_interval = 0
-
-    return SweepProgress
 
 
 def load_episodes(out_dir: str | Path) -> pd.DataFrame:

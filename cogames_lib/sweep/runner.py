@@ -9,14 +9,13 @@ before any work is scheduled, so the rows do not depend on the backend, the work
 from __future__ import annotations
 
 import math
-import multiprocessing
-import threading
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass
 from typing import Any
 
 from cogames_lib.errors import ParameterError
+from cogames_lib.parallel import process_pool
 from cogames_lib.sweep.episode import run_episode
 
 MAX_CHUNK_SIZE = 10  # one cell of the default 10 seeds; small enough that the last chunk ends soon
@@ -83,25 +82,9 @@ def _run_inline(chunks: list[Chunk]) -> Results:
         yield chunk, run_chunk(chunk)
 
 
-def start_method() -> str:
-    """ "fork" when this process runs no other Python thread, else "forkserver".
-
-    fork starts a worker in milliseconds with the library already imported; it is only unsafe when
-    another thread may hold a lock at the instant of the fork (Jupyter's kernel threads, tqdm's
-    monitor). forkserver then forks from a clean server process that imports the library once.
-    """
-    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
-        return "fork"
-    return "forkserver"
-
-
 def _run_process_pool(chunks: list[Chunk], workers: int) -> Results:
     """Start the pool and submit every chunk now (before any progress bar thread exists)."""
-    method = start_method()
-    context = multiprocessing.get_context(method)
-    if method == "forkserver":
-        context.set_forkserver_preload(WORKER_PRELOAD)
-    executor = ProcessPoolExecutor(max_workers=min(workers, len(chunks)), mp_context=context)
+    executor = process_pool(min(workers, len(chunks)), preload=WORKER_PRELOAD)
     futures = {executor.submit(run_chunk, chunk): chunk for chunk in chunks}
 
     def results() -> Results:
