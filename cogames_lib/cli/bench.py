@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 from cogames_lib.errors import UnknownNameError, close_matches_message
+from cogames_lib.paths import BENCHMARKS_DIR
 
-BENCHMARKS_DIR = Path(__file__).resolve().parents[2] / "benchmarks"
 EXIT_OK, EXIT_FAILED_WORK = 0, 1
 
 

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from cogames_lib.errors import UnknownNameError, close_matches_message
+from cogames_lib.paths import PROJECT_ROOT
 from cogames_lib.policies import ablation_specs
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)

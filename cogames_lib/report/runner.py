@@ -17,11 +17,12 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from cogames_lib.errors import ParameterError
+from cogames_lib.paths import NOTEBOOKS_DIR, PROJECT_ROOT
 from cogames_lib.report.execute import OK, execute_notebook
 from cogames_lib.report.export import export_html
 from cogames_lib.report.index import NotebookReport, collect_versions, git_commit, render_index, write_index
 from cogames_lib.report.notebook import SUMMARY_FILE, read_summary
-from cogames_lib.report.profiles import PROJECT_ROOT, NotebookRun, Profile, get_profile, resolve_parameters
+from cogames_lib.report.profiles import NotebookRun, Profile, get_profile, resolve_parameters
 
 INDEX_FILE = "index.html"
 
@@ -93,7 +94,7 @@ def run_report(
     jobs = chosen.jobs if jobs is None else jobs
     if jobs < 1:
         raise ParameterError(f"jobs: must be at least 1, got {jobs}")
-    source = Path(notebooks_dir) if notebooks_dir is not None else PROJECT_ROOT / "notebooks"
+    source = Path(notebooks_dir) if notebooks_dir is not None else NOTEBOOKS_DIR
     missing = [run.notebook for run in chosen.runs if not (source / f"{run.notebook}.ipynb").is_file()]
     if missing:
         raise ParameterError(

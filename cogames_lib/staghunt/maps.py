@@ -14,9 +14,10 @@ from pathlib import Path
 import numpy as np
 
 from cogames_lib.errors import MapError, ParameterError
+from cogames_lib.paths import STAGHUNT_MAPS_DIR
 from cogames_lib.staghunt.rules import HARE, NO_RESOURCE, STAG
 
-MAPS_DIR = Path(__file__).resolve().parents[2] / "maps" / "staghunt"
+MAPS_DIR = STAGHUNT_MAPS_DIR
 INTENTION_MAP_NAMES: tuple[str, ...] = tuple(f"test_intention_probe_test_{i}" for i in range(1, 5))
 MULTI_STEP_MAP_NAME = "test_multi_step"
 ORIENTATION_FILE_NAME = "agent_init_orientation_reference_probe_test.txt"
