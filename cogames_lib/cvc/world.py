@@ -63,21 +63,25 @@ class World:
         # Clockwise around a cell, starting north.
         s = self.stride
         self.ring = (-s, -s + 1, 1, s + 1, s, s - 1, -1, -s - 1)
-        self._static_kind = [WALL] * ((self.height + 2) * self.stride)
+        # The layout never changes during an episode: cell kinds and the static channels are built once.
+        self.kind = [WALL] * ((self.height + 2) * self.stride)
         self._station_cells: list[tuple[int, str]] = []
+        self._static_grid = empty_padded_grid(self.height, self.width)
         for r, row in enumerate(grid_map.cells):
             for c, name in enumerate(row):
                 position = self.to_position(r, c)
                 if name in WALKABLE:
-                    self._static_kind[position] = EMPTY
+                    self.kind[position] = EMPTY
                 elif name != "wall":
-                    self._static_kind[position] = STATION
+                    self.kind[position] = STATION
                     self._station_cells.append((position, name))
-        self._static_grid = empty_padded_grid(self.height, self.width)
-        for r, row in enumerate(grid_map.cells):
-            for c, name in enumerate(row):
                 if name in OBJECT_CHANNELS:
                     self._static_grid[CHANNEL[name], r + VIEW_RADIUS, c + VIEW_RADIUS] = 1
+        # One channel buffer for the world's life (reset copies the static layout into it), and an
+        # (H, W, C, 11, 11) view of every agent-centred window on it: observing all agents is one gather.
+        self.grid = self._static_grid.copy()
+        windows = np.lib.stride_tricks.sliding_window_view(self.grid, (VIEW_SIZE, VIEW_SIZE), axis=(1, 2))
+        self._windows = windows.transpose(1, 2, 0, 3, 4)
         # Every turn order, so a step draws one random number instead of shuffling (small teams only).
         self._orders = (
             [list(order) for order in itertools.permutations(range(num_agents))] if num_agents <= 6 else None
@@ -99,14 +103,8 @@ class World:
         self.succeeded = False
         self.rewards = [0.0] * self.num_agents
         self.events: list[Event] = []
-        self.kind = list(self._static_kind)
         self.agent_at = [-1] * len(self.kind)
-        self.grid = self._static_grid.copy()
-        # (H, W, C, 11, 11) view of every agent-centred window: observing all agents is one gather.
-        self._windows = np.lib.stride_tricks.sliding_window_view(
-            self.grid, (VIEW_SIZE, VIEW_SIZE), axis=(1, 2)
-        )
-        self._windows = self._windows.transpose(1, 2, 0, 3, 4)
+        np.copyto(self.grid, self._static_grid)
         self.stations: dict[int, Station] = {}
         for position, name in self._station_cells:
             station = STATION_FACTORIES[name](position, self.config, self.chorus_size)
