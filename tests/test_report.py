@@ -186,3 +186,16 @@ def test_cli_user_mistakes_exit_2(tmp_path, capsys):
     assert main(["report", "--notebooks", str(tmp_path), "--out", str(tmp_path / "y")]) == 2
     assert "has no diagnostics_sweep.ipynb" in capsys.readouterr().err
     assert main(["report", "--jobs", "0", "--out", str(tmp_path / "z")]) == 2
+
+
+def test_cli_unwritable_or_impossible_out_is_one_line_exit_2(tmp_path, capsys):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    assert main(["report", "--out", str(a_file)]) == 2
+    assert "exists and is not a folder" in capsys.readouterr().err
+    # a folder below a file can never be created: one line naming --out, no traceback, nothing run
+    assert main(["report", "--out", str(a_file / "sub"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cogames-lib: error: out: cannot write to") and err.count("\n") == 1
+    assert main(["report", "--cell-timeout", "-1", "--out", str(tmp_path / "t")]) == 2
+    assert "cell_timeout: must be a positive number" in capsys.readouterr().err

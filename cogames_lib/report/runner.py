@@ -100,11 +100,20 @@ def run_report(
         raise ParameterError(
             f"notebooks_dir: {str(source)!r} has no {', '.join(m + '.ipynb' for m in missing)}"
         )
+    if cell_timeout_s is not None and not cell_timeout_s > 0:
+        raise ParameterError(f"cell_timeout: must be a positive number of seconds, got {cell_timeout_s}")
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ParameterError(f"out: {str(out)!r} exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
-    (out / INDEX_FILE).unlink(missing_ok=True)  # until this run's index exists, there is no report
+    # checked before any notebook runs: a folder we cannot write would otherwise surface as a traceback
+    # (or as every notebook failing) only after minutes of work
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / INDEX_FILE).unlink(missing_ok=True)  # until this run's index exists, there is no report
+    except OSError as error:
+        raise ParameterError(f"out: cannot write to {str(out)!r}: {error.strerror or error}") from error
+    if not os.access(out, os.W_OK):
+        raise ParameterError(f"out: cannot write to {str(out)!r}: permission denied")
     timeout = cell_timeout_s if cell_timeout_s is not None else chosen.cell_timeout_s
     started = time.perf_counter()
     bar = tqdm(total=len(chosen.runs), desc=f"report {chosen.name}", unit="notebook", disable=not progress)
