@@ -180,3 +180,18 @@ def test_train_rejects_bad_arguments() -> None:
         train(small(), epochs=0, probe_every=1, seed=0, progress=False)
     with pytest.raises(ParameterError, match="unknown condition 'everyone'"):
         preset("everyone")
+
+
+def test_cli_train_with_an_uncreatable_out_exits_2_before_training(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    for out in (blocker, blocker / "sub"):
+        argv = ["probe", "train", "--epochs", "1", "--out", str(out), "--no-progress"]
+        assert main(argv) == 2
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 2 and all("cannot be created" in line for line in errors)
+    assert blocker.read_text() == "not a folder"
+    with pytest.raises(ParameterError, match="cannot be created"):
+        train(small(), epochs=1, probe_every=0, seed=0, out_dir=blocker / "sub", progress=False)

@@ -15,7 +15,14 @@ import pandas as pd
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS
-from cogames_lib.staghunt.train import TrainConfig, preset, run_directory, train, write_csv_atomic
+from cogames_lib.staghunt.train import (
+    TrainConfig,
+    prepare_output_dir,
+    preset,
+    run_directory,
+    train,
+    write_csv_atomic,
+)
 
 BACKENDS = ("local", "dask")
 RUN_COLUMNS = (
@@ -94,6 +101,7 @@ def train_many(
     jobs = [(config, epochs, probe_every, seed, str(out_dir)) for config in configs for seed in seeds]
     if not jobs:
         raise ParameterError("nothing to run: give at least one condition and one seed")
+    prepare_output_dir(out_dir)
     if backend == "dask":
         rows = _run_dask(jobs, workers, scheduler, progress)
     elif workers == 1:

@@ -94,6 +94,19 @@ def run_directory(out_dir: str | Path, condition: str, seed: int) -> Path:
     return Path(out_dir) / condition / f"seed_{seed}"
 
 
+def prepare_output_dir(out_dir: str | Path) -> Path:
+    """Create `out_dir` (and parents) up front, so an unusable output folder is one clear error before any
+    training time is spent, not an OSError traceback at the first checkpoint."""
+    path = Path(out_dir)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ParameterError(
+            f"output folder {str(path)!r} cannot be created: {error.strerror or error}"
+        ) from None
+    return path
+
+
 def write_csv_atomic(frame: pd.DataFrame, path: Path) -> None:
     """Write to a temp file in the same folder, then rename (readers never see half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -141,6 +154,8 @@ def train(
         raise ParameterError(
             f"need epochs >= 1, probe_every >= 0, seed >= 0; got {epochs}, {probe_every}, {seed}"
         )
+    if out_dir is not None:
+        prepare_output_dir(out_dir)
     torch.set_num_threads(1)  # tiny networks: threads cost more than they bring, and keep runs reproducible
     population = config.agents
     world_seed, *agent_seeds = np.random.SeedSequence(seed).spawn(1 + len(population))
