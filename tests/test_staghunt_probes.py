@@ -251,6 +251,26 @@ def test_sorrel_loader_errors(tmp_path: Path) -> None:
         load_probe_tables(tmp_path)
 
 
+def test_sorrel_loader_names_a_non_numeric_cell_and_a_file_given_as_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from cogames_lib.cli import main
+
+    name = "multi_step_probe_test_epoch_3_agent_0_map_test_multi_step_partner_no_partner.csv"
+    (tmp_path / name).write_text(
+        "partner_kind,first_attack_target,result,turn_of_first_attack\n"
+        "no_partner,stag,1.0,4\nno_partner,hare,abc,2\n"
+    )
+    with pytest.raises(DataFileError, match=rf"{name}: row 3 column 'result': 'abc' is not a number"):
+        load_sorrel_probe_csvs(tmp_path)
+    with pytest.raises(ParameterError, match="is a file, not a folder"):
+        load_probe_tables(tmp_path / name)
+    assert main(["probe", "analyze", str(tmp_path)]) == 2
+    assert main(["probe", "analyze", str(tmp_path / name)]) == 2
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 2 and "'abc' is not a number" in errors[0] and "not a folder" in errors[1]
+
+
 def test_unknown_partner_kind_is_rejected() -> None:
     with pytest.raises(ParameterError, match="unknown partner kinds"):
         ProbeSettings(partner_kinds=("no_partner", "AgentKindC"))

@@ -15,6 +15,7 @@ import pandas as pd
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS
+from cogames_lib.staghunt.sorrel_io import require_folder
 from cogames_lib.staghunt.train import (
     TrainConfig,
     prepare_output_dir,
@@ -57,8 +58,8 @@ def validate_probe_parameters(
         for seed in [seeds] if isinstance(seeds, int) else seeds:
             if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
                 raise ParameterError(f"seeds must be integers >= 0, got {seed!r}")
-    if folder is not None and not Path(folder).is_dir():
-        raise ParameterError(f"folder {str(folder)!r} does not exist")
+    if folder is not None:
+        require_folder(folder)
     if backend is not None and backend not in BACKENDS:
         raise ParameterError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
 

@@ -26,6 +26,11 @@ MULTISTEP_NAME = re.compile(
     r"_partner_(?P<partner_kind>.+)\.csv$"
 )
 _FROM_NAME = {"epoch": int, "agent_id": int, "map_name": str, "partner_kind": str, "version": str}
+# Columns the summaries average or sort by: checked on reading, so a bad cell is named with its file and row.
+NUMERIC_COLUMNS: frozenset[str] = frozenset(
+    {"epoch", "agent_id", "result", "turn_of_first_attack"}
+    | {c for c in INTENTION_COLUMNS if c.startswith(("q_val_", "weight_facing_"))}
+)
 
 
 class ProbeTables(NamedTuple):
@@ -46,8 +51,21 @@ def _read_one(path: Path, fields: dict[str, str], columns: tuple[str, ...]) -> p
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise DataFileError(f"{path}: missing columns {missing}")
+    _check_numbers(frame, path, columns)
     frame["source_file"] = path.name
     return frame
+
+
+def _check_numbers(frame: pd.DataFrame, path: Path, columns: tuple[str, ...]) -> None:
+    for column in (c for c in columns if c in NUMERIC_COLUMNS):
+        numbers = pd.to_numeric(frame[column], errors="coerce")
+        bad = frame[column].notna() & numbers.isna()
+        if bad.any():
+            index = int(bad.to_numpy().nonzero()[0][0])
+            raise DataFileError(
+                f"{path}: row {index + 2} column {column!r}: {frame[column].iloc[index]!r} is not a number"
+            )
+        frame[column] = numbers
 
 
 def _ordered(frames: list[pd.DataFrame], columns: tuple[str, ...]) -> pd.DataFrame:
@@ -57,11 +75,18 @@ def _ordered(frames: list[pd.DataFrame], columns: tuple[str, ...]) -> pd.DataFra
     return frame[list(columns) + [c for c in frame.columns if c not in columns]]
 
 
-def load_sorrel_probe_csvs(folder: str | Path) -> ProbeTables:
-    """All sorrel probe CSVs under `folder` (searched recursively) as our two tables, sorted by epoch."""
+def require_folder(folder: str | Path) -> Path:
+    """`folder` as a Path; a one-line `ParameterError` if it is missing or is a file."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise ParameterError(f"folder {str(folder)!r} does not exist")
+        problem = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise ParameterError(f"folder {str(folder)!r} {problem}")
+    return folder
+
+
+def load_sorrel_probe_csvs(folder: str | Path) -> ProbeTables:
+    """All sorrel probe CSVs under `folder` (searched recursively) as our two tables, sorted by epoch."""
+    folder = require_folder(folder)
     intention, multistep = [], []
     for path in sorted(folder.rglob("*.csv")):
         if match := INTENTION_NAME.match(path.name):
@@ -77,9 +102,7 @@ def load_sorrel_probe_csvs(folder: str | Path) -> ProbeTables:
 def load_probe_tables(folder: str | Path) -> ProbeTables:
     """Probe tables of a folder: our runs (`**/probe_intention.csv`, `**/probe_multistep.csv`) if there
     are any, else sorrel's per-file CSVs. Raises if the folder holds neither."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise ParameterError(f"folder {str(folder)!r} does not exist")
+    folder = require_folder(folder)
     ours = sorted(folder.rglob("probe_intention.csv"))
     if ours:
         intention = [_read_one(p, {}, INTENTION_COLUMNS).drop(columns="source_file") for p in ours]
