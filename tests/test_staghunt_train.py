@@ -195,3 +195,13 @@ def test_cli_train_with_an_uncreatable_out_exits_2_before_training(
     assert blocker.read_text() == "not a folder"
     with pytest.raises(ParameterError, match="cannot be created"):
         train(small(), epochs=1, probe_every=0, seed=0, out_dir=blocker / "sub", progress=False)
+
+
+def test_cli_train_with_an_unreachable_dask_scheduler_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    argv = ["probe", "train", "--epochs", "1", "--backend", "dask", "--scheduler", "not-an-address",
+            "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+    assert main(argv) == 2
+    errors = capsys.readouterr().err.strip().splitlines()
+    assert len(errors) == 1 and "cannot connect to the Dask scheduler 'not-an-address'" in errors[0]

@@ -124,9 +124,17 @@ def _run_dask(jobs: list[tuple], workers: int, scheduler: Any, progress: bool) -
     from dask.distributed import Client
 
     own_client = not isinstance(scheduler, Client)
-    client = Client(scheduler) if scheduler is not None and own_client else scheduler
-    if client is None:
+    if scheduler is None:
         client = Client(processes=False, n_workers=workers, threads_per_worker=1, dashboard_address=None)
+    elif own_client:
+        try:
+            client = Client(scheduler)
+        except (OSError, ValueError) as error:  # unreachable, not a scheduler, or not an address at all
+            raise ParameterError(
+                f"scheduler: cannot connect to the Dask scheduler {scheduler!r} ({error})"
+            ) from None
+    else:
+        client = scheduler
     try:
         futures = [client.submit(_one_run, *job, pure=False) for job in jobs]
         return [future.result() for future in _bar(futures, progress)]
