@@ -205,3 +205,17 @@ def test_cli_train_with_an_unreachable_dask_scheduler_exits_2(
     assert main(argv) == 2
     errors = capsys.readouterr().err.strip().splitlines()
     assert len(errors) == 1 and "cannot connect to the Dask scheduler 'not-an-address'" in errors[0]
+
+
+def test_a_repeated_condition_and_seed_is_rejected_not_trained_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    with pytest.raises(
+        ParameterError, match=r"repeated: \[\('all_can_hunt', 1\), \('not_all_can_hunt', 1\)\]"
+    ):
+        train_many([small(), small("not_all_can_hunt")], [1, 2, 1], 1, 1, tmp_path, progress=False)
+    argv = ["probe", "train", "--condition", "all_can_hunt", "all_can_hunt", "--epochs", "1",
+            "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+    assert main(argv) == 2
+    assert "repeated" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())

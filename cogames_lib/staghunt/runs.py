@@ -102,6 +102,12 @@ def train_many(
     jobs = [(config, epochs, probe_every, seed, str(out_dir)) for config in configs for seed in seeds]
     if not jobs:
         raise ParameterError("nothing to run: give at least one condition and one seed")
+    # Two runs with the same (condition, seed) share a run folder: they would overwrite each other's files
+    # and the combined tables would count that run twice.
+    run_keys = [(config.condition, seed) for config, _, _, seed, _ in jobs]
+    repeated = sorted({key for key in run_keys if run_keys.count(key) > 1})
+    if repeated:
+        raise ParameterError(f"each (condition, seed) may appear once; repeated: {repeated}")
     prepare_output_dir(out_dir)
     if backend == "dask":
         rows = _run_dask(jobs, workers, scheduler, progress)
@@ -116,7 +122,7 @@ def train_many(
             max_workers=workers, mp_context=multiprocessing.get_context("spawn")
         ) as pool:
             rows = list(_bar(pool.map(_one_run, *zip(*jobs, strict=True)), progress, total=len(jobs)))
-    combine_run_tables(out_dir, [(config.condition, seed) for config, _, _, seed, _ in jobs])
+    combine_run_tables(out_dir, run_keys)
     return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
 
 
