@@ -271,6 +271,17 @@ def test_sorrel_loader_names_a_non_numeric_cell_and_a_file_given_as_folder(
     assert len(errors) == 2 and "'abc' is not a number" in errors[0] and "not a folder" in errors[1]
 
 
+def test_probe_csv_with_an_unknown_partner_kind_is_rejected_not_dropped(suite, tmp_path: Path) -> None:
+    intention = run_intention_probe([FixedQ([0, 0, 0, 0, 1])], 0, suite=suite)
+    intention.loc[2, "partner_kind"] = "AgentKindC"
+    (tmp_path / "run").mkdir()
+    intention.to_csv(tmp_path / "run" / "probe_intention.csv", index=False)
+    with pytest.raises(
+        DataFileError, match=r"probe_intention.csv: row 4 column 'partner_kind': unknown 'AgentKindC'"
+    ):
+        load_probe_tables(tmp_path)
+
+
 def test_unknown_partner_kind_is_rejected() -> None:
     with pytest.raises(ParameterError, match="unknown partner kinds"):
         ProbeSettings(partner_kinds=("no_partner", "AgentKindC"))

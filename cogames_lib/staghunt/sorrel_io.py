@@ -16,6 +16,7 @@ import pandas as pd
 
 from cogames_lib.errors import DataFileError, ParameterError
 from cogames_lib.staghunt.probes import INTENTION_COLUMNS, MULTISTEP_COLUMNS
+from cogames_lib.staghunt.rules import PARTNER_KINDS
 
 INTENTION_NAME = re.compile(
     r"^test_intention_epoch_(?P<epoch>\d+)_agent_(?P<agent_id>\d+)_map_(?P<map_name>.+?)"
@@ -52,6 +53,14 @@ def _read_one(path: Path, fields: dict[str, str], columns: tuple[str, ...]) -> p
     if missing:
         raise DataFileError(f"{path}: missing columns {missing}")
     _check_numbers(frame, path, columns)
+    # The summaries order partner kinds as a fixed category: an unknown kind would silently vanish there.
+    unknown = ~frame["partner_kind"].isin(PARTNER_KINDS)
+    if unknown.any():
+        index = int(unknown.to_numpy().nonzero()[0][0])
+        raise DataFileError(
+            f"{path}: row {index + 2} column 'partner_kind': unknown {frame['partner_kind'].iloc[index]!r};"
+            f" known: {list(PARTNER_KINDS)}"
+        )
     frame["source_file"] = path.name
     return frame
 
