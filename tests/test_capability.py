@@ -67,6 +67,8 @@ def test_bad_arguments() -> None:
         capability_matrix(["memory"], ["no_such_diagnostic"], seeds=1)
     with pytest.raises(ParameterError, match="seed"):
         capability_matrix(["memory"], ["charge_up"], seeds=[])
+    with pytest.raises(ParameterError, match="at least one diagnostic"):  # not silently all 23 of them
+        capability_matrix(["memory"], [], seeds=1)
 
 
 @pytest.mark.slow

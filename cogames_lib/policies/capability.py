@@ -79,7 +79,9 @@ def capability_matrix(
         raise ParameterError(f"capability_matrix(ablations=...): unknown {unknown}; known: {list(ABLATIONS)}")
     if include_baseline and BASELINE not in chosen:
         chosen.insert(0, BASELINE)
-    names = [get_diagnostic(d).name for d in (diagnostics or list(DIAGNOSTICS))]
+    names = [get_diagnostic(d).name for d in (list(DIAGNOSTICS) if diagnostics is None else diagnostics)]
+    if not names:
+        raise ParameterError("capability_matrix(diagnostics=...): need at least one diagnostic (None = all)")
     seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
     if not seed_list:
         raise ParameterError("capability_matrix(seeds=...): need at least one seed")
