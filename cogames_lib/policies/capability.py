@@ -31,7 +31,7 @@ SKILL_OF_ABLATION: dict[str, str] = {
 }
 
 
-def _claim_applies(ablation: str, diagnostic: str, num_agents: int) -> bool:
+def _claim_applies(ablation: str, num_agents: int) -> bool:
     """A chorus of one needs no coordination: the chorus claim covers 2+ agents only."""
     return num_agents >= 2 if ablation == "chorus" else True
 
@@ -47,7 +47,7 @@ def claimed_cells(agent_counts: Iterable[int] = DEFAULT_AGENT_COUNTS) -> pd.Data
             if skill not in diagnostic.skills:
                 continue
             for count in agent_counts:
-                if count in diagnostic.allowed_agent_counts and _claim_applies(ablation, name, count):
+                if count in diagnostic.allowed_agent_counts and _claim_applies(ablation, count):
                     rows.append((ablation, name, count))
     return pd.DataFrame(rows, columns=["ablation", "diagnostic", "num_agents"])
 
