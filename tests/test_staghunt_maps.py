@@ -104,3 +104,13 @@ def test_orientation_parser_is_tolerant_of_wording_and_spacing() -> None:
         "When agent at ROW 2  col 3 , orientation is 1 the orientation of facing stag is 2"
     )
     assert table[(2, 3)].initial == 1 and table[(2, 3)].facing_stag == 2
+
+
+def test_binary_map_and_orientation_files_are_one_line_errors(tmp_path: Path) -> None:
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"WWW\n\xff\xfe W\nWWW\n")
+    with pytest.raises(MapError, match=r"binary.txt: not a UTF-8 text map \(byte 4"):
+        load_map(binary)
+    with pytest.raises(DataFileError, match=r"binary.txt: not a UTF-8 text file \(byte 4"):
+        load_orientation_reference(binary)
+    assert binary.read_bytes() == b"WWW\n\xff\xfe W\nWWW\n"

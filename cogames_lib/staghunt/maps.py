@@ -93,7 +93,11 @@ def load_map(path: str | Path) -> GridMap:
     path = Path(path)
     if not path.is_file():
         raise MapError(f"{path}: map file not found")
-    return parse_map_text(path.read_text(encoding="utf-8"), name=str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise MapError(f"{path}: not a UTF-8 text map (byte {error.start}: {error.reason})") from None
+    return parse_map_text(text, name=str(path))
 
 
 def shipped_map_path(map_name: str, maps_dir: str | Path | None = None) -> Path:

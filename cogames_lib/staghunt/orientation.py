@@ -71,4 +71,8 @@ def load_orientation_reference(path: str | Path) -> dict[tuple[int, int], SpawnO
     path = Path(path)
     if not path.is_file():
         raise DataFileError(f"{path}: orientation reference file not found")
-    return parse_orientation_text(path.read_text(encoding="utf-8"), name=str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise DataFileError(f"{path}: not a UTF-8 text file (byte {error.start}: {error.reason})") from None
+    return parse_orientation_text(text, name=str(path))
