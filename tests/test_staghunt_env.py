@@ -150,3 +150,12 @@ def test_out_of_range_action_is_a_parameter_error() -> None:
     env.reset(seed=0)
     with pytest.raises(ParameterError, match=r"agent_1: action must be in 0\.\.4, got 9"):
         env.step({"agent_0": 0, "agent_1": 9, "agent_2": 0})
+
+
+def test_ascii_render_reads_like_the_map_legend() -> None:
+    from cogames_lib.staghunt.env import render_ascii
+
+    engine = engine_with([(1, 3), (5, 1)], [SOUTH, EAST])
+    assert render_ascii(engine).splitlines() == [
+        "WWWWWWW", "W  v  W", "W  1  W", "W     W", "W  2  W", "W>    W", "WWWWWWW"
+    ]  # fmt: skip

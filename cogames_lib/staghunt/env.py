@@ -19,10 +19,12 @@ from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.engine import StagHuntEngine, TurnResult, observation_size
 from cogames_lib.staghunt.maps import GridMap, load_map, random_map, resolve_random_resources
 from cogames_lib.staghunt.rules import (
+    HARE,
     NO_RESOURCE,
     NUM_ACTIONS,
     NUM_ORIENTATIONS,
     PRESET_POPULATIONS,
+    STAG,
     AgentSpec,
 )
 
@@ -187,8 +189,8 @@ def render_ascii(engine: StagHuntEngine) -> str:
     """Text picture of the world: W wall, 1 stag, 2 hare, ^>v< agents by orientation."""
     arrows = "^>v<"
     chars = np.where(engine.walls, "W", " ").astype("<U1")
-    chars[engine.resources == 1] = "1"
-    chars[engine.resources == 2] = "2"
+    chars[engine.resources == STAG.code] = "1"  # the map legend's characters, so a render reads as a map
+    chars[engine.resources == HARE.code] = "2"
     for index in np.flatnonzero(engine.active):
         row, col = engine.positions[index]
         chars[row, col] = arrows[engine.orientations[index]]
