@@ -252,3 +252,33 @@ def test_policies_only_get_observations() -> None:
     policy.reset(0, 1, 0)
     assert 0 <= policy.act(observation) < len(rules.ACTIONS)
     assert isinstance(resolve_policy("noop"), PolicySpec)
+
+
+def test_reference_policies_import_no_engine_or_world_state() -> None:
+    """Observation-only by construction: the policy modules may use the rule tables and the observation
+    layout of `cogames_lib.cvc`, never its engine, world, maps or env (where the hidden state lives)."""
+    import ast
+    from pathlib import Path
+
+    import cogames_lib.policies as policies
+
+    allowed = {"cogames_lib.cvc.rules", "cogames_lib.cvc.observation"}
+    root = Path(policies.__file__).parent
+    offenders = []
+    for path in [root / "simple.py", *sorted((root / "scripted").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in ("cogames_lib", "cogames_lib.cvc"):
+                modules = [f"{node.module}.{alias.name}" for alias in node.names]  # submodules by name
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                modules = [node.module]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            else:
+                continue
+            for module in modules:
+                if (
+                    module.startswith(("cogames_lib.cvc", "cogames_lib.diagnostics"))
+                    and module not in allowed
+                ):
+                    offenders.append(f"{path.name}: {module}")
+    assert offenders == []
