@@ -173,6 +173,10 @@ def test_outcome_rates_draws_timeout_and_error_panels():
         POLICY_COLOURS["scripted"],
         POLICY_COLOURS["noop"],
     }
+    # every bar carries its own n (1 agent: 2 diagnostics x 3 seeds; 2 agents: 1 diagnostic x 3 seeds)
+    for axes in figure.axes[:2]:
+        labels = sorted(text.get_text() for text in axes.texts)
+        assert labels == ["n=3", "n=3", "n=6", "n=6"]
 
 
 def test_steps_capability_and_status_figures():

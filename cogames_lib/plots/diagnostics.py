@@ -113,10 +113,22 @@ def outcome_rates(episodes: pd.DataFrame) -> plt.Figure:
                 capsize=2,
                 error_kw={"elinewidth": 0.8},
             )
+            # each bar's own n: the panel total alone hides that a bar may rest on a handful of episodes
+            for x_position, n, high in zip(x, part["n"], part["ci_high"], strict=True):
+                if pd.notna(n):
+                    axes.text(
+                        x_position,
+                        high + 0.015,
+                        f"n={int(n)}",
+                        ha="center",
+                        va="bottom",
+                        fontsize=6,
+                        rotation=90 if len(policies) > 4 else 0,
+                    )
         axes.set_xticks(np.arange(len(counts)), [str(c) for c in counts])
         axes.set_xlabel("agents")
         axes.set_title(f"{title} (Wilson 95% CI, n={int(table['n'].sum())} episodes)")
-        axes.set_ylim(0, 1.05)
+        axes.set_ylim(0, 1.18 if len(policies) > 4 else 1.1)
     axes_list[0].set_ylabel("fraction of episodes")
     axes_list[1].legend(title="policy", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     return figure
