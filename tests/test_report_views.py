@@ -79,7 +79,17 @@ def test_last_epoch_means():
     table = pd.DataFrame(
         dict(epoch=[0, 10, 10, 10], partner_kind=["a", "a", "a", "b"], value=[9.0, 1.0, 3.0, 5.0])
     )
-    assert last_epoch_means(table, "value", ["partner_kind"]) == {"value[a]": 2.0, "value[b]": 5.0}
+    # no seed column: each last-epoch row is a unit; one row gives a degenerate interval
+    assert last_epoch_means(table, "value", ["partner_kind"]) == {
+        "value[a]": "2.000 [1.000, 3.000] n=2 rows",
+        "value[b]": "5.000 [5.000, 5.000] n=1 rows",
+    }
+    # two agents of one seed are averaged first: n counts seeds, not rows
+    seeded = pd.DataFrame(
+        dict(epoch=[5] * 4, partner_kind=["a"] * 4, seed=[0, 0, 1, 1], value=[0.0, 1.0, 1.0, 1.0])
+    )
+    estimate, interval = last_epoch_means(seeded, "value", ["partner_kind"])["value[a]"].split(" [")
+    assert estimate == "0.750" and interval.endswith("n=2 seeds")
 
 
 def test_save_table_and_summary_are_complete_files(tmp_path):

@@ -65,17 +65,30 @@ def error_folders(agents: pd.DataFrame, skipped: Iterable[Mapping[str, Any]] = (
     return pd.concat([table, extra], ignore_index=True) if len(extra) else table
 
 
-def last_epoch_means(table: pd.DataFrame, value: str, by: Iterable[str]) -> dict[str, float]:
-    """Mean of `value` at the last epoch, per group: headline numbers such as the final stag weight."""
+def last_epoch_means(table: pd.DataFrame, value: str, by: Iterable[str]) -> dict[str, str]:
+    """Mean of `value` at the last epoch per group, as "mean [low, high] n=K seeds" (bootstrap over seeds).
+
+    Seeds are the independent unit: rows of one seed (agents, repeats) are averaged first, so the interval
+    and n describe seeds, not correlated rows. Without a `seed` column every row counts as one unit.
+    """
+    from cogames_lib.stats import bootstrap_interval
+
     if table.empty:
         return {}
     last = table[table["epoch"] == table["epoch"].max()]
     keys = list(by)
-    means = last.groupby(keys, observed=True)[value].mean()
-    return {
-        f"{value}[{'/'.join(map(str, k if isinstance(k, tuple) else (k,)))}]": float(v)
-        for k, v in means.items()
-    }
+    unit = "seed" if "seed" in last.columns else None
+    per_unit = (
+        last.groupby([*keys, unit], observed=True)[value].mean() if unit else last.set_index(keys)[value]
+    )
+    headline: dict[str, str] = {}
+    for key, values in per_unit.groupby(level=list(range(len(keys))), observed=True):
+        estimate, low, high = bootstrap_interval(values.to_numpy(dtype=float))
+        label = "/".join(map(str, key if isinstance(key, tuple) else (key,)))
+        headline[f"{value}[{label}]"] = (
+            f"{estimate:.3f} [{low:.3f}, {high:.3f}] n={len(values)} {'seeds' if unit else 'rows'}"
+        )
+    return headline
 
 
 def failed_episode_traces(
@@ -163,6 +176,8 @@ def probe_headline(
     intention: pd.DataFrame, multistep: pd.DataFrame, pairs: pd.DataFrame, training: pd.DataFrame
 ) -> dict[str, Any]:
     """Headline numbers of the probe tests: final-epoch stag weight, behaviour result, agreement."""
+    from cogames_lib.stats import rate_table
+
     by = ["condition", "partner_kind"] if "condition" in intention.columns else ["partner_kind"]
     headline: dict[str, Any] = {
         "runs": int(intention[["condition", "seed"]].drop_duplicates().shape[0])
@@ -174,8 +189,11 @@ def probe_headline(
     headline.update(last_epoch_means(intention, "weight_facing_stag", by))
     headline.update(last_epoch_means(multistep, "result", by))
     attacked = pairs.dropna(subset=["agrees"]) if len(pairs) else pairs
-    headline["alignment_agreement"] = (
-        float(attacked["agrees"].astype(float).mean()) if len(attacked) else None
+    # a binary rate over attacks: Wilson interval and n, like every other rate in the report
+    headline.update(
+        _rate_headline("alignment_agreement", rate_table(attacked, None, "agrees"), None)
+        if len(attacked)
+        else {"alignment_agreement": None}
     )
     headline["alignment_attacks"] = len(attacked)
     return headline
