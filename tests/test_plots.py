@@ -244,9 +244,13 @@ def test_probe_figures():
     assert any(np.allclose(line.get_ydata(), 1.0) for line in dashed)
     multistep = plots.multistep_results(make_multistep())
     assert [axes.get_title() for axes in multistep.axes] == [
-        "all_can_hunt / AgentKindA",
-        "all_can_hunt / AgentKindB",
+        "all_can_hunt / AgentKindA (n=2 seeds per point)",
+        "all_can_hunt / AgentKindB (n=2 seeds per point)",
     ]
+    # every interval says what it rests on: seeds, or rows of one seed (which says nothing across seeds)
+    assert figure.axes[0].get_title().endswith("(95% bootstrap CI, n=2 seeds per point)")
+    one_seed = plots.intention_ratio(intention[intention["seed"] == 0])
+    assert one_seed.axes[0].get_title().endswith("(95% bootstrap CI, 1 seed, n=6 rows per point)")
     lines = [line for line in multistep.axes[0].lines if line.get_label() == "AgentKindB"]
     assert lines and matplotlib.colors.to_hex(lines[0].get_color()) == PARTNER_COLOURS["AgentKindB"]
     metrics = pd.DataFrame(

@@ -50,6 +50,17 @@ def _unit(frame: pd.DataFrame) -> str | None:
     return next((c for c in ("seed", "run_id") if c in frame.columns), None)
 
 
+def _n_label(part: pd.DataFrame) -> str:
+    """What one point's interval rests on, for the panel title: seeds, or rows of a single seed."""
+    unit = _unit(part)
+    units = part[unit].nunique() if unit else 0
+    if units >= 2:
+        return f"n={units} seeds per point"
+    # one seed: the band is over agents/rows of that run, which says nothing about other seeds
+    rows = int(part.groupby(["partner_kind", "epoch"], observed=True).size().max()) if len(part) else 0
+    return f"1 seed, n={rows} rows per point"
+
+
 def _with_condition(frame: pd.DataFrame) -> pd.DataFrame:
     if "condition" in frame.columns:
         return frame.assign(condition=frame["condition"].astype(str))
@@ -130,7 +141,7 @@ def intention_weights(intention: pd.DataFrame) -> plt.Figure:
                     f"{partner} ({word})",
                     style,
                 )
-        axes.set_title(f"{condition}: intention weights (95% bootstrap CI)", fontsize=9)
+        axes.set_title(f"{condition}: intention weights\n(95% bootstrap CI, {_n_label(part)})", fontsize=9)
         axes.set_xlabel("epoch")
         axes.set_ylim(0, 1)
     axes_list[0].set_ylabel("softmax weight of the turn")
@@ -156,7 +167,9 @@ def intention_ratio(intention: pd.DataFrame) -> plt.Figure:
         for partner in partners:
             _line_with_band(axes, table[table["partner_kind"] == partner], colours[partner], partner)
         axes.axhline(1.0, color="black", linestyle="--", linewidth=1)
-        axes.set_title(f"{condition}: stag / hare weight ratio", fontsize=9)
+        axes.set_title(
+            f"{condition}: stag / hare weight ratio\n(95% bootstrap CI, {_n_label(part)})", fontsize=9
+        )
         axes.set_xlabel("epoch")
     axes_list[0].set_ylabel("w_stag / w_hare")
     axes_list[-1].legend(title="partner", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
@@ -193,7 +206,7 @@ def multistep_results(multistep: pd.DataFrame) -> plt.Figure:
                 _line_with_band(axes, table[table["partner_kind"] == partner], colours[partner], partner)
             axes.axhline(0.5, color="black", linestyle="--", linewidth=1)
             axes.set_ylim(-0.05, 1.05)
-            axes.set_title(f"{condition} / {kind}", fontsize=9)
+            axes.set_title(f"{condition} / {kind} ({_n_label(part)})", fontsize=9)
             axes.set_xlabel("epoch")
             axes.set_ylabel("result (1 = stag first)" if column == 0 else "")
     axes_grid[0][-1].legend(title="partner", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
