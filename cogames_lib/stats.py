@@ -101,6 +101,11 @@ def bootstrap_interval(
         raise ParameterError(
             f"bootstrap_interval: statistic must be one of {sorted(functions)}, got {statistic!r}"
         )
+    # checked up front: scipy answers a confidence of 1.5 with a silent (nan, nan) interval
+    if not 0 < confidence < 1:
+        raise ParameterError(f"bootstrap_interval: confidence must be in (0, 1), got {confidence}")
+    if n_resamples < 1:
+        raise ParameterError(f"bootstrap_interval: n_resamples must be at least 1, got {n_resamples}")
     function = functions[statistic]
     if array.size == 0:
         return (float("nan"), float("nan"), float("nan"))

@@ -112,3 +112,16 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
 def test_bootstrap_rejects_unknown_statistic():
     with pytest.raises(ParameterError, match="statistic must be one of"):
         bootstrap_interval([1.0, 2.0], statistic="median")
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [
+        ({"confidence": 1.5}, "confidence must be in \\(0, 1\\), got 1.5"),
+        ({"confidence": 0.0}, "confidence must be in"),
+        ({"n_resamples": 0}, "n_resamples must be at least 1, got 0"),
+    ],
+)
+def test_bootstrap_rejects_bad_confidence_and_resamples(keywords, message):
+    with pytest.raises(ParameterError, match=message):
+        bootstrap_interval([1.0, 2.0, 3.0], **keywords)
