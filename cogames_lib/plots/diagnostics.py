@@ -165,7 +165,7 @@ def steps_to_success(episodes: pd.DataFrame) -> plt.Figure:
 
 
 def capability_matrix(episodes: pd.DataFrame) -> plt.Figure:
-    """Pass rate of each policy / ablation on each diagnostic (all agent counts pooled), with n."""
+    """Pass rate of each policy / ablation on each diagnostic (all agent counts pooled), Wilson CI and n."""
     require_columns(episodes, EPISODE_COLUMNS, "capability_matrix")
     if episodes.empty:
         return empty_figure("Capability matrix", "no episodes")
@@ -179,7 +179,8 @@ def capability_matrix(episodes: pd.DataFrame) -> plt.Figure:
         index=policies, columns=diagnostics
     )
     labels = (
-        table.assign(label=[f"{r:.2f}\nn={n}" for r, n in zip(table["rate"], table["n"], strict=True)])
+        # the same rate / Wilson interval / n label as the pass-rate heatmap: a 0.50 on n=4 is not a 0.50 on n=40
+        table.assign(label=table.apply(_cell_label, axis=1))
         .pivot(index="policy", columns="diagnostic", values="label")
         .reindex(index=policies, columns=diagnostics)
         .fillna("")
@@ -191,7 +192,7 @@ def capability_matrix(episodes: pd.DataFrame) -> plt.Figure:
     )
     axes.set_xlabel("diagnostic")
     axes.set_ylabel("policy / ablation")
-    axes.set_title("Capability matrix: pass rate (agent counts pooled)")
+    axes.set_title("Capability matrix: pass rate (agent counts pooled; Wilson 95% CI)")
     return figure
 
 
