@@ -45,4 +45,5 @@ def close_matches_message(kind: str, name: str, known: list[str]) -> str:
 
     matches = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(repr(m) for m in matches)}?" if matches else ""
-    return f"unknown {kind} {name!r}{hint} (known: {len(known)}, e.g. {', '.join(known[:3])})"
+    listed = ", ".join(known) if len(known) <= 6 else f"{len(known)}, e.g. {', '.join(known[:3])}"
+    return f"unknown {kind} {name!r}{hint} (known: {listed})"
