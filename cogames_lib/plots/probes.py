@@ -67,6 +67,13 @@ def _with_condition(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(condition="all")
 
 
+def _partner_frame(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str], dict[str, str]]:
+    """The frame with string condition and partner columns, the partners present in fixed order, their colours."""
+    frame = _with_condition(frame).assign(partner_kind=lambda f: f["partner_kind"].astype(str))
+    partners = ordered(frame["partner_kind"], PARTNER_ORDER)
+    return frame, partners, palette(partners, PARTNER_COLOURS)
+
+
 def _line_with_band(axes: plt.Axes, table: pd.DataFrame, colour: str, label: str, style: str = "-") -> None:
     axes.plot(table["epoch"], table["mean"], style, color=colour, label=label, marker="o", markersize=3)
     axes.fill_between(
@@ -121,10 +128,8 @@ def intention_weights(intention: pd.DataFrame) -> plt.Figure:
     require_columns(intention, INTENTION_COLUMNS, "intention_weights")
     if intention.empty:
         return empty_figure("Intention weights", "no intention probe rows")
-    frame = _with_condition(intention).assign(partner_kind=lambda f: f["partner_kind"].astype(str))
+    frame, partners, colours = _partner_frame(intention)
     conditions = ordered(frame["condition"], CONDITION_ORDER)
-    partners = ordered(frame["partner_kind"], PARTNER_ORDER)
-    colours = palette(partners, PARTNER_COLOURS)
     figure, axes_list = _panels(conditions)
     for axes, condition in zip(axes_list, conditions, strict=True):
         part = frame[frame["condition"] == condition]
@@ -154,12 +159,10 @@ def intention_ratio(intention: pd.DataFrame) -> plt.Figure:
     require_columns(intention, INTENTION_COLUMNS, "intention_ratio")
     if intention.empty:
         return empty_figure("Intention ratio", "no intention probe rows")
-    frame = _with_condition(intention).assign(partner_kind=lambda f: f["partner_kind"].astype(str))
+    frame, partners, colours = _partner_frame(intention)
     hare = frame["weight_facing_hare"].where(frame["weight_facing_hare"] > 0)
     frame = frame.assign(stag_hare_ratio=frame["weight_facing_stag"] / hare)
     conditions = ordered(frame["condition"], CONDITION_ORDER)
-    partners = ordered(frame["partner_kind"], PARTNER_ORDER)
-    colours = palette(partners, PARTNER_COLOURS)
     figure, axes_list = _panels(conditions)
     for axes, condition in zip(axes_list, conditions, strict=True):
         part = frame[frame["condition"] == condition]
@@ -181,14 +184,12 @@ def multistep_results(multistep: pd.DataFrame) -> plt.Figure:
     require_columns(multistep, MULTISTEP_COLUMNS, "multistep_results")
     if multistep.empty:
         return empty_figure("Multi-step probe", "no multi-step probe rows")
-    frame = _with_condition(multistep).assign(partner_kind=lambda f: f["partner_kind"].astype(str))
+    frame, partners, colours = _partner_frame(multistep)
     if "agent_kind" not in frame.columns:
         frame["agent_kind"] = "all agents"
     frame["agent_kind"] = frame["agent_kind"].astype(str)
     conditions = ordered(frame["condition"], CONDITION_ORDER)
     kinds = ordered(frame["agent_kind"], AGENT_KIND_ORDER)
-    partners = ordered(frame["partner_kind"], PARTNER_ORDER)
-    colours = palette(partners, PARTNER_COLOURS)
     figure, axes_grid = plt.subplots(
         len(kinds),
         len(conditions),
@@ -225,10 +226,8 @@ def alignment(pairs: pd.DataFrame) -> plt.Figure:
     frame = pairs.dropna(subset=["p_stag_intention", "result"])
     if frame.empty:
         return empty_figure("Intention-behaviour alignment", "no aligned probe rows")
-    frame = _with_condition(frame).assign(partner_kind=lambda f: f["partner_kind"].astype(str))
-    partners = ordered(frame["partner_kind"], PARTNER_ORDER)
+    frame, partners, colours = _partner_frame(frame)
     conditions = ordered(frame["condition"], CONDITION_ORDER)
-    colours = palette(partners, PARTNER_COLOURS)
     figure, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
     jitter = np.random.default_rng(0).uniform(-0.03, 0.03, len(frame))  # fixed seed: same picture every run
     for partner in partners:
