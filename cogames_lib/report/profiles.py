@@ -61,6 +61,26 @@ MINDCRAFT_SAMPLE_RUN = NotebookRun(
     ),
 )
 
+
+def _sweep_run(**parameters: Any) -> NotebookRun:
+    """The diagnostics notebook with the parameters both profiles share, overridden by `parameters`."""
+    defaults = dict(
+        diagnostics="all",
+        workers=2,
+        backend="local",
+        scheduler=None,
+        record_traces=True,
+        redundancy_threshold=0.95,
+    )
+    return NotebookRun("diagnostics_sweep", "Cogs vs Clips diagnostics", {**defaults, **parameters})
+
+
+def _probe_run(**parameters: Any) -> NotebookRun:
+    """The probe notebook with the parameters both profiles share, overridden by `parameters`."""
+    defaults = dict(conditions=["all_can_hunt", "not_all_can_hunt"], max_test_steps=15, probe_folder=None)
+    return NotebookRun("probe_tests", "Stag-hunt probe tests", {**defaults, **parameters})
+
+
 PROFILES: dict[str, Profile] = {
     "quick": Profile(
         name="quick",
@@ -68,35 +88,11 @@ PROFILES: dict[str, Profile] = {
         cell_timeout_s=600,
         jobs=3,
         runs=(
-            NotebookRun(
-                "diagnostics_sweep",
-                "Cogs vs Clips diagnostics",
-                dict(
-                    policies=["scripted", "scripted:-chorus", "random", "noop"],
-                    diagnostics="all",
-                    agent_counts=[1, 2],
-                    seeds=2,
-                    workers=2,
-                    backend="local",
-                    scheduler=None,
-                    record_traces=True,
-                    redundancy_threshold=0.95,
-                ),
+            _sweep_run(
+                policies=["scripted", "scripted:-chorus", "random", "noop"], agent_counts=[1, 2], seeds=2
             ),
             MINDCRAFT_SAMPLE_RUN,
-            NotebookRun(
-                "probe_tests",
-                "Stag-hunt probe tests",
-                dict(
-                    conditions=["all_can_hunt", "not_all_can_hunt"],
-                    epochs=40,
-                    probe_every=20,
-                    seeds=[0],
-                    max_test_steps=15,
-                    workers=1,
-                    probe_folder=None,
-                ),
-            ),
+            _probe_run(epochs=40, probe_every=20, seeds=[0], workers=1),
         ),
     ),
     "full": Profile(
@@ -104,35 +100,11 @@ PROFILES: dict[str, Profile] = {
         description="the documents' settings: every diagnostic, 10 seeds, 1/2/4 agents, 3000-epoch probes",
         cell_timeout_s=None,
         runs=(
-            NotebookRun(
-                "diagnostics_sweep",
-                "Cogs vs Clips diagnostics",
-                dict(
-                    policies=["scripted", *ablation_specs(), "random", "noop"],
-                    diagnostics="all",
-                    agent_counts=[1, 2, 4],
-                    seeds=10,
-                    workers=2,
-                    backend="local",
-                    scheduler=None,
-                    record_traces=True,
-                    redundancy_threshold=0.95,
-                ),
+            _sweep_run(
+                policies=["scripted", *ablation_specs(), "random", "noop"], agent_counts=[1, 2, 4], seeds=10
             ),
             MINDCRAFT_SAMPLE_RUN,
-            NotebookRun(
-                "probe_tests",
-                "Stag-hunt probe tests",
-                dict(
-                    conditions=["all_can_hunt", "not_all_can_hunt"],
-                    epochs=3000,
-                    probe_every=100,
-                    seeds=[0, 1, 2],
-                    max_test_steps=15,
-                    workers=2,
-                    probe_folder=None,
-                ),
-            ),
+            _probe_run(epochs=3000, probe_every=100, seeds=[0, 1, 2], workers=2),
         ),
     ),
 }
