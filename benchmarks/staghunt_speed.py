@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from cogames_lib.staghunt.engine import observation_size
-from cogames_lib.staghunt.env import EnvConfig, EpisodeRunner, StagHuntEnv
+from cogames_lib.staghunt.env import EpisodeRunner, StagHuntConfig, StagHuntEnv
 from cogames_lib.staghunt.learner import DQNPopulation
 from cogames_lib.staghunt.probes import load_probe_suite, run_intention_probe, run_multistep_probe
 from cogames_lib.staghunt.train import TrainConfig, _run_epoch
@@ -24,7 +24,7 @@ from cogames_lib.staghunt.train import TrainConfig, _run_epoch
 
 def env_steps_per_second(turns: int) -> tuple[float, float]:
     """(PettingZoo dict API, engine array API) turns per second with random actions."""
-    env = StagHuntEnv(EnvConfig())
+    env = StagHuntEnv(StagHuntConfig())
     rng = np.random.default_rng(0)
     env.reset(seed=0)
     started, done = time.perf_counter(), 0
@@ -34,7 +34,7 @@ def env_steps_per_second(turns: int) -> tuple[float, float]:
         env.step({agent: int(rng.integers(5)) for agent in env.agents})
         done += 1
     dict_rate = turns / (time.perf_counter() - started)
-    runner = EpisodeRunner(env.population, EnvConfig())
+    runner = EpisodeRunner(env.population, StagHuntConfig())
     world = np.random.default_rng(1)
     runner.reset(world)
     started, done = time.perf_counter(), 0

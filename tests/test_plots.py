@@ -186,7 +186,7 @@ def test_steps_capability_and_status_figures():
     assert matrix.axes[0].get_ylabel() == "policy / ablation"
     # scripted on radial: 3/3 with one agent, 2/3 with two -> pooled 5/6
     assert "0.83\n[0.44,0.97]\nn=6" in texts(matrix) and "1.00\n[0.44,1.00]\nn=3" in texts(matrix)
-    status = plots.status_counts(episodes)
+    status = plots.status_count_bars(episodes)
     legend = [t.get_text() for t in status.axes[0].get_legend().get_texts()]
     assert legend == ["SUCCESS", "TIMED_OUT", "RUN_ERROR"]  # the fixed status order
 

@@ -7,7 +7,7 @@ import pytest
 from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from cogames_lib.staghunt.engine import StagHuntEngine, observation_size
-from cogames_lib.staghunt.env import EnvConfig, StagHuntEnv
+from cogames_lib.staghunt.env import StagHuntConfig, StagHuntEnv
 from cogames_lib.staghunt.maps import parse_map_text
 from cogames_lib.staghunt.rules import CHANNEL_INDEX, HARE, STAG, Action, AgentSpec
 
@@ -25,15 +25,15 @@ def engine_with(positions, orientations, can_hunt=(True, True)) -> StagHuntEngin
 
 
 def test_pettingzoo_parallel_api() -> None:
-    parallel_api_test(StagHuntEnv(EnvConfig(max_turns=30)), num_cycles=100)
+    parallel_api_test(StagHuntEnv(StagHuntConfig(max_turns=30)), num_cycles=100)
 
 
 def test_pettingzoo_parallel_seed() -> None:
-    parallel_seed_test(lambda: StagHuntEnv(EnvConfig(max_turns=30)))
+    parallel_seed_test(lambda: StagHuntEnv(StagHuntConfig(max_turns=30)))
 
 
 def test_episode_truncates_after_max_turns() -> None:
-    env = StagHuntEnv(EnvConfig(max_turns=5), population="not_all_can_hunt")
+    env = StagHuntEnv(StagHuntConfig(max_turns=5), population="not_all_can_hunt")
     env.reset(seed=1)
     for turn in range(5):
         _, _, terminations, truncations, infos = env.step(dict.fromkeys(env.agents, 0))
@@ -130,7 +130,7 @@ def test_observation_is_allocentric_and_shows_true_orientations() -> None:
 @pytest.mark.parametrize("seed", [0, 7])
 def test_same_seed_same_episode(seed: int) -> None:
     def run() -> list:
-        env = StagHuntEnv(EnvConfig(max_turns=20))
+        env = StagHuntEnv(StagHuntConfig(max_turns=20))
         observations, _ = env.reset(seed=seed)
         trace = [observations["agent_0"].copy()]
         rng = np.random.default_rng(seed)
@@ -146,7 +146,7 @@ def test_same_seed_same_episode(seed: int) -> None:
 def test_out_of_range_action_is_a_parameter_error() -> None:
     from cogames_lib.errors import ParameterError
 
-    env = StagHuntEnv(EnvConfig(max_turns=3))
+    env = StagHuntEnv(StagHuntConfig(max_turns=3))
     env.reset(seed=0)
     with pytest.raises(ParameterError, match=r"agent_1: action must be in 0\.\.4, got 9"):
         env.step({"agent_0": 0, "agent_1": 9, "agent_2": 0})

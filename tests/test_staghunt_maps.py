@@ -13,7 +13,7 @@ from cogames_lib.staghunt.maps import (
     MAPS_DIR,
     MULTI_STEP_MAP_NAME,
     ORIENTATION_FILE_NAME,
-    load_map,
+    load_stag_hunt_map,
     parse_map_text,
     random_map,
 )
@@ -33,7 +33,7 @@ def test_project_copies_equal_the_reference_files(name: str) -> None:
 
 @pytest.mark.parametrize("name", MAP_NAMES)
 def test_reference_maps_load_as_13x13_with_two_spawns(name: str) -> None:
-    grid = load_map(MAPS_DIR / f"{name}.txt")
+    grid = load_stag_hunt_map(MAPS_DIR / f"{name}.txt")
     assert grid.shape == (13, 13)
     assert len(grid.spawns) == 2 and list(grid.spawns) == sorted(grid.spawns)
     assert grid.walls[0].all() and grid.walls[-1].all() and grid.walls[:, 0].all() and grid.walls[:, -1].all()
@@ -41,7 +41,7 @@ def test_reference_maps_load_as_13x13_with_two_spawns(name: str) -> None:
 
 
 def test_multi_step_map_layout_matches_the_spec() -> None:
-    grid = load_map(MAPS_DIR / f"{MULTI_STEP_MAP_NAME}.txt")
+    grid = load_stag_hunt_map(MAPS_DIR / f"{MULTI_STEP_MAP_NAME}.txt")
     assert grid.spawns == ((3, 6), (6, 6))
     assert grid.resources[4, 6] == STAG.code and grid.resources[8, 6] == HARE.code
     assert (grid.resources != 0).sum() == 2
@@ -65,7 +65,7 @@ def test_blank_lines_are_not_counted_as_rows_but_line_numbers_stay_true() -> Non
 
 def test_missing_map_file_is_a_map_error(tmp_path: Path) -> None:
     with pytest.raises(MapError, match="not found"):
-        load_map(tmp_path / "nope.txt")
+        load_stag_hunt_map(tmp_path / "nope.txt")
 
 
 def test_random_maps_are_seeded_and_walled() -> None:
@@ -110,7 +110,7 @@ def test_binary_map_and_orientation_files_are_one_line_errors(tmp_path: Path) ->
     binary = tmp_path / "binary.txt"
     binary.write_bytes(b"WWW\n\xff\xfe W\nWWW\n")
     with pytest.raises(MapError, match=r"binary.txt: not a UTF-8 text map \(byte 4"):
-        load_map(binary)
+        load_stag_hunt_map(binary)
     with pytest.raises(DataFileError, match=r"binary.txt: not a UTF-8 text file \(byte 4"):
         load_orientation_reference(binary)
     assert binary.read_bytes() == b"WWW\n\xff\xfe W\nWWW\n"

@@ -14,7 +14,7 @@ from cogames_lib.staghunt import (
     INTENTION_COLUMNS,
     MULTISTEP_COLUMNS,
     TRAINING_COLUMNS,
-    EnvConfig,
+    StagHuntConfig,
     TrainConfig,
     load_checkpoint,
     preset,
@@ -30,7 +30,7 @@ FAST = DQNConfig(learning_starts=60, batch_size=16, train_every=2, target_update
 
 
 def small(condition: str = "all_can_hunt") -> TrainConfig:
-    return preset(condition, env=EnvConfig(max_turns=15), learner=FAST, epsilon_decay_epochs=5)
+    return preset(condition, env=StagHuntConfig(max_turns=15), learner=FAST, epsilon_decay_epochs=5)
 
 
 def parameters(result) -> dict[str, torch.Tensor]:
@@ -94,7 +94,7 @@ def test_learning_works_on_a_small_single_agent_hare_map() -> None:
     config = TrainConfig(
         condition="hares_small",
         population=(AgentSpec("AgentKindA"),),
-        env=EnvConfig(map_path=str(MAPS_DIR / "training_hares_small.txt"), max_turns=30),
+        env=StagHuntConfig(map_path=str(MAPS_DIR / "training_hares_small.txt"), max_turns=30),
         epsilon_decay_epochs=300,
     )
     returns = train(config, epochs=600, probe_every=0, seed=0, progress=False).training["mean_return"]

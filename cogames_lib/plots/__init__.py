@@ -11,7 +11,7 @@ from cogames_lib.plots.diagnostics import (
     capability_matrix,
     outcome_rates,
     pass_rate_heatmap,
-    status_counts,
+    status_count_bars,
     steps_to_success,
 )
 from cogames_lib.plots.mindcraft import construction_scores, status_breakdown, success_rates
@@ -41,7 +41,7 @@ __all__ = [
     "pass_rate_heatmap",
     "redundancy_heatmap",
     "status_breakdown",
-    "status_counts",
+    "status_count_bars",
     "steps_to_success",
     "success_rates",
     "training_curves",

@@ -196,9 +196,9 @@ def capability_matrix(episodes: pd.DataFrame) -> plt.Figure:
     return figure
 
 
-def status_counts(episodes: pd.DataFrame) -> plt.Figure:
+def status_count_bars(episodes: pd.DataFrame) -> plt.Figure:
     """Episode outcomes per policy as stacked bars in the fixed status order and colours."""
-    require_columns(episodes, EPISODE_COLUMNS, "status_counts")
+    require_columns(episodes, EPISODE_COLUMNS, "status_count_bars")
     if episodes.empty:
         return empty_figure("Episode outcomes", "no episodes")
     frame = episodes.assign(policy=episodes["policy"].astype(str), status=episodes["status"].astype(str))

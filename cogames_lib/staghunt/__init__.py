@@ -1,7 +1,7 @@
 """Stag-hunt probe tests: a two-kind stag-hunt gridworld, DQN learners, frozen-copy probes, analysis.
 
 Public surface (everything a notebook needs):
-- world: `StagHuntEnv` (PettingZoo ParallelEnv), `EnvConfig`, `load_map`, `load_orientation_reference`;
+- world: `StagHuntEnv` (PettingZoo ParallelEnv), `StagHuntConfig`, `load_stag_hunt_map`, `load_orientation_reference`;
 - learning: `TrainConfig`, `DQNConfig`, `preset`, `train`, `train_many`, `load_checkpoint`;
 - probes: `run_intention_probe`, `run_multistep_probe`, `load_probe_suite`, `ProbeSettings`;
 - reading results: `load_probe_tables` (our run folders or sorrel's), `load_sorrel_probe_csvs`;
@@ -18,9 +18,9 @@ from cogames_lib.staghunt.analysis import (
     behaviour_summary,
     intention_summary,
 )
-from cogames_lib.staghunt.env import EnvConfig, StagHuntEnv
+from cogames_lib.staghunt.env import StagHuntConfig, StagHuntEnv
 from cogames_lib.staghunt.learner import DQNAgent, DQNConfig, DQNPopulation, FrozenQAgent, QNetwork
-from cogames_lib.staghunt.maps import MAPS_DIR, load_map
+from cogames_lib.staghunt.maps import MAPS_DIR, load_stag_hunt_map
 from cogames_lib.staghunt.orientation import load_orientation_reference
 from cogames_lib.staghunt.probes import (
     INTENTION_COLUMNS,
@@ -45,10 +45,39 @@ from cogames_lib.staghunt.train import TRAINING_COLUMNS, TrainConfig, load_check
 CONDITIONS: tuple[str, ...] = tuple(PRESET_POPULATIONS)
 
 __all__ = [
-    "AGENT_KINDS", "CONDITIONS", "INTENTION_COLUMNS", "MAPS_DIR", "MULTISTEP_COLUMNS", "OBSERVATION_CHANNELS",
-    "PARTNER_KINDS", "TRAINING_COLUMNS", "Action", "AgentSpec", "DQNAgent", "DQNConfig", "DQNPopulation",
-    "EnvConfig", "FrozenQAgent", "ProbeSettings", "QNetwork", "StagHuntEnv", "TrainConfig", "alignment_pairs",
-    "alignment_table", "behaviour_summary", "intention_summary", "load_checkpoint", "load_map",
-    "load_orientation_reference", "load_probe_suite", "load_probe_tables", "load_sorrel_probe_csvs", "preset",
-    "run_intention_probe", "run_multistep_probe", "train", "train_many", "validate_probe_parameters",
+    "AGENT_KINDS",
+    "CONDITIONS",
+    "INTENTION_COLUMNS",
+    "MAPS_DIR",
+    "MULTISTEP_COLUMNS",
+    "OBSERVATION_CHANNELS",
+    "PARTNER_KINDS",
+    "TRAINING_COLUMNS",
+    "Action",
+    "AgentSpec",
+    "DQNAgent",
+    "DQNConfig",
+    "DQNPopulation",
+    "FrozenQAgent",
+    "ProbeSettings",
+    "QNetwork",
+    "StagHuntConfig",
+    "StagHuntEnv",
+    "TrainConfig",
+    "alignment_pairs",
+    "alignment_table",
+    "behaviour_summary",
+    "intention_summary",
+    "load_checkpoint",
+    "load_orientation_reference",
+    "load_probe_suite",
+    "load_probe_tables",
+    "load_sorrel_probe_csvs",
+    "load_stag_hunt_map",
+    "preset",
+    "run_intention_probe",
+    "run_multistep_probe",
+    "train",
+    "train_many",
+    "validate_probe_parameters",
 ]  # fmt: skip

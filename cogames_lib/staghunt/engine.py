@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.staghunt.maps import GridMap
+from cogames_lib.staghunt.maps import StagHuntMap
 from cogames_lib.staghunt.rules import (
     AGENT_KINDS,
     CHANNEL_INDEX,
@@ -77,7 +77,7 @@ class StagHuntEngine:
 
     def reset(
         self,
-        grid: GridMap,
+        grid: StagHuntMap,
         resources: np.ndarray,
         positions: Sequence[tuple[int, int]],
         orientations: Sequence[int],

@@ -17,7 +17,7 @@ from pettingzoo import ParallelEnv
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.engine import StagHuntEngine, TurnResult, observation_size
-from cogames_lib.staghunt.maps import GridMap, load_map, random_map, resolve_random_resources
+from cogames_lib.staghunt.maps import StagHuntMap, load_stag_hunt_map, random_map, resolve_random_resources
 from cogames_lib.staghunt.rules import (
     HARE,
     NO_RESOURCE,
@@ -30,7 +30,7 @@ from cogames_lib.staghunt.rules import (
 
 
 @dataclass(frozen=True)
-class EnvConfig:
+class StagHuntConfig:
     """World parameters.
 
     size, resource_density, stag_probability: the random training map drawn per episode (a wall border
@@ -55,7 +55,10 @@ class EnvConfig:
 
 
 def start_episode(
-    engine: StagHuntEngine, config: EnvConfig, rng: np.random.Generator, fixed_map: GridMap | None = None
+    engine: StagHuntEngine,
+    config: StagHuntConfig,
+    rng: np.random.Generator,
+    fixed_map: StagHuntMap | None = None,
 ) -> None:
     """Draw a map (or resolve the fixed one), spawns and orientations from `rng`, and reset `engine`."""
     grid = (
@@ -81,10 +84,10 @@ def start_episode(
 class EpisodeRunner:
     """Array interface used by training: `reset(rng) -> obs`, `step(actions) -> (obs, result, done)`."""
 
-    def __init__(self, population: Sequence[AgentSpec], config: EnvConfig) -> None:
+    def __init__(self, population: Sequence[AgentSpec], config: StagHuntConfig) -> None:
         self.config = config
         self.engine = StagHuntEngine(population, config.attack_range, config.view_radius)
-        self.fixed_map = load_map(config.map_path) if config.map_path else None
+        self.fixed_map = load_stag_hunt_map(config.map_path) if config.map_path else None
         self.rng = np.random.default_rng(0)
 
     def reset(self, rng: np.random.Generator) -> np.ndarray:
@@ -111,7 +114,7 @@ class StagHuntEnv(ParallelEnv):
 
     def __init__(
         self,
-        config: EnvConfig | None = None,
+        config: StagHuntConfig | None = None,
         population: Sequence[AgentSpec] | str = "all_can_hunt",
         render_mode: str | None = None,
     ) -> None:
@@ -121,7 +124,7 @@ class StagHuntEnv(ParallelEnv):
                     f"unknown population preset {population!r}; known: {list(PRESET_POPULATIONS)}"
                 )
             population = PRESET_POPULATIONS[population]
-        self.config = config or EnvConfig()
+        self.config = config or StagHuntConfig()
         self.population = tuple(population)
         self.render_mode = render_mode
         self.possible_agents = [f"agent_{i}" for i in range(len(self.population))]

@@ -36,7 +36,7 @@ LEGEND: dict[str, tuple[str, int]] = {
 
 
 @dataclass(frozen=True)
-class GridMap:
+class StagHuntMap:
     """A parsed map: wall mask, fixed resources, spawn cells (sorted by row, col), random-resource cells."""
 
     name: str
@@ -50,7 +50,7 @@ class GridMap:
         return (int(self.walls.shape[0]), int(self.walls.shape[1]))
 
 
-def parse_map_text(text: str, name: str = "<text>") -> GridMap:
+def parse_map_text(text: str, name: str = "<text>") -> StagHuntMap:
     """Parse sorrel's ASCII map text; errors name the file (`name`), line and column."""
     rows: list[tuple[int, str]] = []
     for line_number, raw in enumerate(text.splitlines(), start=1):
@@ -85,10 +85,10 @@ def parse_map_text(text: str, name: str = "<text>") -> GridMap:
         raise MapError(
             f"{name}: line {rows[row][0]}, column {col + 1}: the outer ring of the map must be wall 'W'"
         )
-    return GridMap(name, walls, resources, tuple(sorted(spawns)), tuple(randoms))
+    return StagHuntMap(name, walls, resources, tuple(sorted(spawns)), tuple(randoms))
 
 
-def load_map(path: str | Path) -> GridMap:
+def load_stag_hunt_map(path: str | Path) -> StagHuntMap:
     """Load an ASCII map file (the file is only read)."""
     path = Path(path)
     if not path.is_file():
@@ -107,7 +107,7 @@ def shipped_map_path(map_name: str, maps_dir: str | Path | None = None) -> Path:
 
 def random_map(
     rng: np.random.Generator, size: int = 13, resource_density: float = 0.1, stag_probability: float = 0.3
-) -> GridMap:
+) -> StagHuntMap:
     """A fresh training map: wall border, each interior cell a resource with `resource_density`,
     a stag with `stag_probability` else a hare. Spawns are chosen by the engine among free cells."""
     if size < 5:
@@ -123,10 +123,12 @@ def random_map(
     interior = rng.random((size, size)) < resource_density
     stag = rng.random((size, size)) < stag_probability
     resources = np.where(interior & ~walls, np.where(stag, STAG.code, HARE.code), NO_RESOURCE).astype(np.int8)
-    return GridMap("random", walls, resources, ())
+    return StagHuntMap("random", walls, resources, ())
 
 
-def resolve_random_resources(grid: GridMap, rng: np.random.Generator, stag_probability: float) -> np.ndarray:
+def resolve_random_resources(
+    grid: StagHuntMap, rng: np.random.Generator, stag_probability: float
+) -> np.ndarray:
     """Resource array for one episode: each `a` cell becomes a stag or a hare."""
     resources = grid.resources.copy()
     for row, col in grid.random_resource_cells:

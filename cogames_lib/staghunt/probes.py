@@ -27,8 +27,8 @@ from cogames_lib.staghunt.maps import (
     MAPS_DIR,
     MULTI_STEP_MAP_NAME,
     ORIENTATION_FILE_NAME,
-    GridMap,
-    load_map,
+    StagHuntMap,
+    load_stag_hunt_map,
     shipped_map_path,
 )
 from cogames_lib.staghunt.orientation import SpawnOrientation, load_orientation_reference
@@ -80,7 +80,7 @@ class IntentionCase:
 
     map_name: str
     version: str
-    grid: GridMap
+    grid: StagHuntMap
     focal: SpawnOrientation
     partner: SpawnOrientation
     stag_action: Action
@@ -93,7 +93,7 @@ class ProbeSuite:
 
     settings: ProbeSettings
     intention_cases: list[IntentionCase] = field(default_factory=list)
-    multi_step_grid: GridMap | None = None
+    multi_step_grid: StagHuntMap | None = None
 
 
 def stag_and_hare_actions(spawn: SpawnOrientation, source: str) -> tuple[Action, Action]:
@@ -115,7 +115,7 @@ def load_probe_suite(settings: ProbeSettings | None = None) -> ProbeSuite:
     orientations = load_orientation_reference(orientation_path)
     suite = ProbeSuite(settings)
     for map_name in settings.intention_maps:
-        grid = load_map(shipped_map_path(map_name, maps_dir))
+        grid = load_stag_hunt_map(shipped_map_path(map_name, maps_dir))
         if len(grid.spawns) != 2:
             raise MapError(
                 f"{grid.name}: an intention map needs exactly 2 agent spawns, found {len(grid.spawns)}"
@@ -133,7 +133,7 @@ def load_probe_suite(settings: ProbeSettings | None = None) -> ProbeSuite:
                     map_name, version, grid, focal, orientations[partner_cell], stag_action, hare_action
                 )
             )
-    suite.multi_step_grid = load_map(shipped_map_path(settings.multi_step_map, maps_dir))
+    suite.multi_step_grid = load_stag_hunt_map(shipped_map_path(settings.multi_step_map, maps_dir))
     if len(suite.multi_step_grid.spawns) != 2:
         raise MapError(f"{suite.multi_step_grid.name}: the multi-step map needs exactly 2 agent spawns")
     return suite

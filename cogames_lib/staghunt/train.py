@@ -25,7 +25,7 @@ import torch
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.engine import observation_size
-from cogames_lib.staghunt.env import EnvConfig, EpisodeRunner
+from cogames_lib.staghunt.env import EpisodeRunner, StagHuntConfig
 from cogames_lib.staghunt.learner import DQNConfig, DQNPopulation
 from cogames_lib.staghunt.probes import (
     ProbeSettings,
@@ -50,7 +50,7 @@ class TrainConfig:
     """
 
     condition: str = "all_can_hunt"
-    env: EnvConfig = field(default_factory=EnvConfig)
+    env: StagHuntConfig = field(default_factory=StagHuntConfig)
     learner: DQNConfig = field(default_factory=DQNConfig)
     epsilon_start: float = 1.0
     epsilon_end: float = 0.05
