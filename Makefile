@@ -6,16 +6,32 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PROFILE ?= quick
 REPORT ?= latest
+# A machine whose pip resolves the pinned torch to a multi-GB CUDA build can take the CPU-only wheel from
+# PyTorch's CPU wheel index (its URL is on PyTorch's installation page): `make TORCH_INDEX=<that URL> test`.
+# Empty by default: every install step then needs the package index alone.
+TORCH_INDEX ?=
+PIP_EXTRA := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),)
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
 
 .PHONY: report test lint lab bench browser clean-venv
 
+# First use: one line per set-up step, and one per package while the pinned dependencies install.
 $(STAMP): requirements.lock pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.lock
-	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
-	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
-	touch $(STAMP)
+	@echo "setup 1/5: virtual environment $(VENV)"
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@echo "setup 2/5: upgrading pip"
+	@$(PY) -m pip install --quiet --upgrade pip
+	@echo "setup 3/5: $$(grep -c '==' requirements.lock) pinned packages from requirements.lock (a few minutes the first time)"
+	@$(PY) -m pip install --progress-bar off -r requirements.lock $(PIP_EXTRA) \
+	  | awk -v total=$$(grep -c '==' requirements.lock) \
+	    '/^Collecting/ { n++; printf "  [%d/%d] %s\n", n, total, $$2; fflush() } \
+	     /^Requirement already satisfied/ { n++; printf "  [%d/%d] %s (present)\n", n, total, $$4; fflush() }'
+	@echo "setup 4/5: cogames_lib (editable)"
+	@$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	@echo "setup 5/5: Jupyter kernel"
+	@$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@touch $(STAMP)
 
 # Debian's Chromium for the headless-browser test (root, or sudo, needed to install it once).
 browser:

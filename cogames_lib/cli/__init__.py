@@ -3,27 +3,48 @@
 Each sub-command lives in its own module in this package and exposes
 `register(subparsers) -> None`; modules are discovered here, so adding a command never edits this file.
 A user mistake (any `CogamesLibError`) is printed as one line on stderr with exit code 2; failed work
-exits 1; nothing prints a traceback for a user mistake.
+exits 1; nothing prints a traceback for a user mistake. Output cut short by a closed pipe (`... | head`)
+ends quietly with the shell's SIGPIPE status (141). Every sub-command's help shows the defaults.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from cogames_lib import __version__
 from cogames_lib.errors import CogamesLibError
 
-EXIT_OK, EXIT_FAILED_WORK, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED_WORK, EXIT_USAGE, EXIT_BROKEN_PIPE = 0, 1, 2, 141
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Each option's default after its help (unless the help already says it, or there is none to show);
+    descriptions and epilogs (examples) keep their line breaks."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+class CliParser(argparse.ArgumentParser):
+    """The parser class of every (sub-)command: argparse builds sub-parsers with the parent's class, so
+    each command's help shows its defaults without the command modules asking for it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="cogames-lib", description="Evaluation workbook for multi-agent RL research."
-    )
+    parser = CliParser(prog="cogames-lib", description="Evaluation workbook for multi-agent RL research.")
     parser.add_argument("--version", action="version", version=f"cogames-lib {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
@@ -45,4 +66,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("cogames-lib: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     return int(result or EXIT_OK)
+
+
+def _quiet_broken_pipe() -> int:
+    """The reader went away (`| head`): point stdout at /dev/null so the interpreter's final flush at exit
+    does not raise a second time, and end with the status a shell gives a command killed by SIGPIPE."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE
