@@ -29,7 +29,11 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         text = action.help or ""
-        if "default" in text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+        if (
+            "default" in text
+            or action.default in (None, False, argparse.SUPPRESS)
+            or not action.option_strings
+        ):
             return text
         return f"{text} (default: %(default)s)"
 
