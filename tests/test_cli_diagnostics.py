@@ -115,3 +115,16 @@ def test_sweep_with_an_out_dir_that_cannot_be_created_exits_2_in_one_line(capsys
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "out_dir: cannot write sweep results under" in err and err.count("\n") == 1
+
+
+def test_sweep_where_every_episode_crashed_exits_1_and_says_so(capsys, tmp_path):
+    argv = [
+        "sweep",
+        "--policies",
+        "tests.test_sweep_fakes:RaisingPolicy",
+        "--diagnostics",
+        "chest_deposit_near",
+    ]
+    argv += ["--agents", "1", "--seeds", "2", "--workers", "1", "--out", str(tmp_path), "--no-progress"]
+    assert main(argv) == 1
+    assert "every one of the 2 episodes crashed" in capsys.readouterr().err

@@ -18,9 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from cogames_lib import __version__
+from cogames_lib.cli._codes import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from cogames_lib.errors import CogamesLibError
-
-EXIT_OK, EXIT_FAILED_WORK, EXIT_USAGE, EXIT_BROKEN_PIPE = 0, 1, 2, 141
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -69,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("cogames-lib: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return _quiet_broken_pipe()
     try:

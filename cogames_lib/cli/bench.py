@@ -7,10 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cogames_lib.cli._codes import EXIT_FAILED_WORK, EXIT_OK
 from cogames_lib.errors import UnknownNameError, close_matches_message
 from cogames_lib.paths import BENCHMARKS_DIR
-
-EXIT_OK, EXIT_FAILED_WORK = 0, 1
 
 
 def available() -> dict[str, Path]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-EXIT_OK, EXIT_FAILED_WORK = 0, 1
+from cogames_lib.cli._codes import EXIT_FAILED_WORK, EXIT_OK
 
 
 def register(subparsers: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-EXIT_OK, EXIT_FAILED_WORK = 0, 1
+from cogames_lib.cli._codes import EXIT_FAILED_WORK, EXIT_OK
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -11,9 +11,10 @@ in a line), 2 on a bad parameter (unknown diagnostic, agent count no diagnostic 
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
-EXIT_OK = 0
+from cogames_lib.cli._codes import EXIT_FAILED_WORK, EXIT_OK
 
 
 def register(subparsers: Any) -> None:
@@ -66,4 +67,8 @@ def run(args: Any) -> int:
     errors = int((table["status"].astype(str) == "RUN_ERROR").sum())
     if errors:
         print(f"\n{errors} episodes ended in RUN_ERROR; their last traceback line is in the 'error' column")
+    if len(table) and errors == len(table):
+        # Nothing was evaluated: a script chaining on the exit status must not read this as a result.
+        print(f"every one of the {len(table)} episodes crashed (RUN_ERROR)", file=sys.stderr)
+        return EXIT_FAILED_WORK
     return EXIT_OK
