@@ -8,9 +8,11 @@ import pandas as pd
 import seaborn as sns
 
 from cogames_lib.plots.style import (
+    MIN_BOX_VALUES,
     POLICY_COLOURS,
     POLICY_ORDER,
     STATUS_PALETTE,
+    TEXT_PT,
     annotated_grid,
     empty_figure,
     new_figure,
@@ -70,8 +72,8 @@ def pass_rate_heatmap(episodes: pd.DataFrame) -> plt.Figure:
             .reindex(index=diagnostics, columns=counts)
             .fillna("")
         )
-        annotated_grid(axes, grid, labels, "RdYlGn", "pass rate", colourbar=policy == policies[-1])
-        axes.set_title(policy)
+        note = annotated_grid(axes, grid, labels, "RdYlGn", "pass rate", colourbar=policy == policies[-1])
+        axes.set_title(f"{policy}\n({note})" if note else policy)
         axes.set_xlabel("agents")
         axes.set_ylabel("diagnostic" if policy == policies[0] else "")
     figure.suptitle("Pass rate by diagnostic and agent count (Wilson 95% CI; blank = not run)")
@@ -122,7 +124,7 @@ def outcome_rates(episodes: pd.DataFrame) -> plt.Figure:
                         f"n={int(n)}",
                         ha="center",
                         va="bottom",
-                        fontsize=6,
+                        fontsize=TEXT_PT,
                         rotation=90 if len(policies) > 4 else 0,
                     )
         axes.set_xticks(np.arange(len(counts)), [str(c) for c in counts])
@@ -130,7 +132,7 @@ def outcome_rates(episodes: pd.DataFrame) -> plt.Figure:
         axes.set_title(f"{title} (Wilson 95% CI, n={int(table['n'].sum())} episodes)")
         axes.set_ylim(0, 1.18 if len(policies) > 4 else 1.1)
     axes_list[0].set_ylabel("fraction of episodes")
-    axes_list[1].legend(title="policy", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axes_list[1].legend(title="policy", fontsize=TEXT_PT, loc="upper left", bbox_to_anchor=(1.01, 1))
     return figure
 
 
@@ -145,22 +147,17 @@ def steps_to_success(episodes: pd.DataFrame) -> plt.Figure:
     policies = ordered(successes["policy"], POLICY_ORDER)
     diagnostics = [d for d in _diagnostic_order(episodes) if d in set(successes["diagnostic"])]
     figure, axes = new_figure(9, 0.35 * len(diagnostics) * max(1, len(policies) / 2) + 1.5)
-    sns.boxplot(
-        data=successes,
-        y="diagnostic",
-        x="steps",
-        hue="policy",
-        order=diagnostics,
-        hue_order=policies,
-        palette=palette(policies, POLICY_COLOURS),
-        ax=axes,
-        fliersize=2,
-        linewidth=0.8,
-    )
+    common = dict(y="diagnostic", x="steps", hue="policy", order=diagnostics, hue_order=policies,
+                  palette=palette(policies, POLICY_COLOURS), ax=axes, dodge=True)  # fmt: skip
+    sizes = successes.groupby(["diagnostic", "policy"]).size()
+    boxed = successes.set_index(["diagnostic", "policy"]).index.map(lambda key: sizes[key] >= MIN_BOX_VALUES)
+    if boxed.any():  # a box summarises five or more values; fewer are shown as they are
+        sns.boxplot(data=successes[boxed], fliersize=2, linewidth=0.8, **common)
+    sns.stripplot(data=successes[~boxed], size=4, jitter=0.15, legend=not boxed.any(), **common)
     axes.set_xlabel("steps to success")
     axes.set_ylabel("diagnostic")
     axes.set_title(f"Steps to success ({len(successes)} successful episodes)")
-    axes.legend(title="policy", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axes.legend(title="policy", fontsize=TEXT_PT, loc="upper left", bbox_to_anchor=(1.01, 1))
     return figure
 
 
@@ -185,14 +182,16 @@ def capability_matrix(episodes: pd.DataFrame) -> plt.Figure:
         .reindex(index=policies, columns=diagnostics)
         .fillna("")
     )
-    figure, axes = new_figure(1.2 + 0.75 * len(diagnostics), 0.6 * len(policies) + 2.8)
-    annotated_grid(axes, grid, labels, "RdYlGn", "pass rate")
+    # 9 pt cell labels ("[0.00,0.56]") need ~0.9 in of width and three lines of height per cell
+    figure, axes = new_figure(max(6.0, 2.5 + 0.95 * len(diagnostics)), 0.6 * len(policies) + 2.8)
+    note = annotated_grid(axes, grid, labels, "RdYlGn", "pass rate")
     axes.set_xticks(
         range(len(diagnostics)), [d.removeprefix("diagnostic_") for d in diagnostics], rotation=60, ha="right"
     )
     axes.set_xlabel("diagnostic")
     axes.set_ylabel("policy / ablation")
-    axes.set_title("Capability matrix: pass rate (agent counts pooled; Wilson 95% CI)")
+    title = "Capability matrix: pass rate\n(agent counts pooled; Wilson 95% CI)"
+    axes.set_title(f"{title}\n({note})" if note else title)
     return figure
 
 
@@ -219,5 +218,5 @@ def status_count_bars(episodes: pd.DataFrame) -> plt.Figure:
     axes.set_xlabel("episodes")
     axes.set_ylabel("policy")
     axes.set_title("Episode outcomes")
-    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axes.legend(fontsize=TEXT_PT, loc="upper left", bbox_to_anchor=(1.01, 1))
     return figure

@@ -9,7 +9,15 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from cogames_lib.plots.style import STATUS_PALETTE, STATUSES, empty_figure, new_figure, require_columns
+from cogames_lib.plots.style import (
+    MIN_BOX_VALUES,
+    STATUS_PALETTE,
+    STATUSES,
+    TEXT_PT,
+    empty_figure,
+    new_figure,
+    require_columns,
+)
 from cogames_lib.plots.summaries import status_fractions
 
 STATUS_COLUMN = "overall_completion_status"
@@ -51,7 +59,7 @@ def status_breakdown(runs: pd.DataFrame, by: Sequence[str] = ("task_type", "agen
             axes.bar(groups, table[status], bottom=bottom, color=STATUS_PALETTE[status], label=status)
             bottom += table[status].to_numpy()
         for x, total in enumerate(totals):
-            axes.text(x, 1.01, f"n={total}", ha="center", va="bottom", fontsize=7)
+            axes.text(x, 1.01, f"n={total}", ha="center", va="bottom", fontsize=TEXT_PT)
         axes.set_ylim(0, 1.1)
         axes.set_xlabel(column)
         axes.set_ylabel("share of task folders")
@@ -66,7 +74,7 @@ def status_breakdown(runs: pd.DataFrame, by: Sequence[str] = ("task_type", "agen
     axes_list[0][-1].legend(
         [handles[i] for i in order],
         [labels[i] for i in order],
-        fontsize=7,
+        fontsize=TEXT_PT,
         loc="upper left",
         bbox_to_anchor=(1.01, 1),
     )
@@ -115,7 +123,7 @@ def success_rates(rate_table: pd.DataFrame, category: str, title: str | None = N
                     f"{int(successes)}/{int(n)}",
                     ha="center",
                     va="bottom",
-                    fontsize=6,
+                    fontsize=TEXT_PT,
                 )
     axes.set_xticks(
         np.arange(len(labels)),
@@ -128,18 +136,19 @@ def success_rates(rate_table: pd.DataFrame, category: str, title: str | None = N
     axes.set_ylabel("success rate")
     axes.set_title(f"{name} (Wilson 95% CI)")
     if len(models) > 1:
-        axes.legend(title="model", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+        axes.legend(title="model", fontsize=TEXT_PT, loc="upper left", bbox_to_anchor=(1.01, 1))
     return figure
 
 
 def construction_scores(runs: pd.DataFrame, score_column: str = "overall_raw_score") -> plt.Figure:
-    """Distribution of construction scores (0..1, 1 = complete blueprint), points over a box."""
+    """Distribution of construction scores (0..1, 1 = complete blueprint): points, over a box from five."""
     require_columns(runs, ["task_type", score_column], "construction_scores")
     scores = runs[(runs["task_type"].astype(str) == "construction")].dropna(subset=[score_column])
     if scores.empty:
         return empty_figure("Construction scores", "no scored construction task")
     figure, axes = new_figure(6.5, 2.8)
-    sns.boxplot(x=scores[score_column], ax=axes, color="#dddddd", fliersize=0, linewidth=0.8)
+    if len(scores) >= MIN_BOX_VALUES:
+        sns.boxplot(x=scores[score_column], ax=axes, color="#dddddd", fliersize=0, linewidth=0.8)
     sns.stripplot(
         x=scores[score_column], ax=axes, color=STATUS_PALETTE["FAILED_PARTIAL_SCORE"], size=4, jitter=0.2
     )

@@ -18,6 +18,7 @@ from cogames_lib.plots.style import (
     CONDITION_ORDER,
     PARTNER_COLOURS,
     PARTNER_ORDER,
+    TEXT_PT,
     empty_figure,
     ordered,
     palette,
@@ -118,8 +119,8 @@ def training_curves(metrics: pd.DataFrame, value_columns: Sequence[str], window:
             axes.plot(per_epoch.index, smooth.to_numpy(), color=colours[condition], label=condition)
         axes.set_xlabel("epoch")
         axes.set_ylabel(column)
-        axes.set_title(f"{column} (rolling mean, {window} epochs)", fontsize=9)
-    axes_list[0][-1].legend(title="condition", fontsize=7)
+        axes.set_title(f"{column} (rolling mean, {window} epochs)", fontsize=TEXT_PT)
+    axes_list[0][-1].legend(title="condition", fontsize=TEXT_PT)
     return figure
 
 
@@ -146,11 +147,13 @@ def intention_weights(intention: pd.DataFrame) -> plt.Figure:
                     f"{partner} ({word})",
                     style,
                 )
-        axes.set_title(f"{condition}: intention weights\n(95% bootstrap CI, {_n_label(part)})", fontsize=9)
+        axes.set_title(
+            f"{condition}: intention weights\n(95% bootstrap CI, {_n_label(part)})", fontsize=TEXT_PT
+        )
         axes.set_xlabel("epoch")
         axes.set_ylim(0, 1)
     axes_list[0].set_ylabel("softmax weight of the turn")
-    axes_list[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axes_list[-1].legend(fontsize=TEXT_PT, loc="upper left", bbox_to_anchor=(1.01, 1))
     return figure
 
 
@@ -175,7 +178,7 @@ def intention_ratio(intention: pd.DataFrame) -> plt.Figure:
         )
         axes.set_xlabel("epoch")
     axes_list[0].set_ylabel("w_stag / w_hare")
-    axes_list[-1].legend(title="partner", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axes_list[-1].legend(title="partner", fontsize=TEXT_PT, loc="upper left", bbox_to_anchor=(1.01, 1))
     return figure
 
 
@@ -207,10 +210,10 @@ def multistep_results(multistep: pd.DataFrame) -> plt.Figure:
                 _line_with_band(axes, table[table["partner_kind"] == partner], colours[partner], partner)
             axes.axhline(0.5, color="black", linestyle="--", linewidth=1)
             axes.set_ylim(-0.05, 1.05)
-            axes.set_title(f"{condition} / {kind} ({_n_label(part)})", fontsize=9)
+            axes.set_title(f"{condition} / {kind} ({_n_label(part)})", fontsize=TEXT_PT)
             axes.set_xlabel("epoch")
             axes.set_ylabel("result (1 = stag first)" if column == 0 else "")
-    axes_grid[0][-1].legend(title="partner", fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axes_grid[0][-1].legend(title="partner", fontsize=TEXT_PT, loc="upper left", bbox_to_anchor=(1.01, 1))
     figure.suptitle("Multi-step probe: first attack target (95% bootstrap CI)")
     return figure
 
@@ -247,7 +250,7 @@ def alignment(pairs: pd.DataFrame) -> plt.Figure:
     left.axhline(0.5, color="grey", linestyle=":", linewidth=1)
     left.set_xlabel("intention P(stag) = w_stag / (w_stag + w_hare)")
     left.set_ylabel("behaviour (multi-step result)")
-    left.set_title(f"Intention vs behaviour (n={len(frame)}, Pearson r={correlation:.2f})", fontsize=9)
+    left.set_title(f"Intention vs behaviour (n={len(frame)}, Pearson r={correlation:.2f})", fontsize=TEXT_PT)
     attacked = frame.dropna(subset=["agrees"]).assign(agrees=lambda f: f["agrees"].astype(bool))
     styles = dict(zip(conditions, ["-", "--", ":", "-."], strict=False))
     if not attacked.empty:
@@ -259,7 +262,9 @@ def alignment(pairs: pd.DataFrame) -> plt.Figure:
     right.set_ylim(-0.05, 1.05)
     right.set_xlabel("epoch")
     right.set_ylabel("agreement rate")
-    right.set_title(f"Intention-behaviour agreement (Wilson 95% CI, n={len(attacked)} attacks)", fontsize=9)
+    right.set_title(
+        f"Intention-behaviour agreement (Wilson 95% CI, n={len(attacked)} attacks)", fontsize=TEXT_PT
+    )
     if right.lines:
-        right.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+        right.legend(fontsize=TEXT_PT, loc="upper left", bbox_to_anchor=(1.01, 1))
     return figure

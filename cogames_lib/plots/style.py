@@ -50,6 +50,11 @@ AGENT_KIND_ORDER: tuple[str, ...] = ("AgentKindA", "AgentKindB")
 STATUS_PALETTE: dict[str, str] = {str(k): v for k, v in STATUS_COLOURS.items()}
 STATUSES: tuple[str, ...] = STATUS_ORDER
 
+# The smallest text any figure sets, in points: readable at 100% zoom in an HTML report.
+TEXT_PT = 9.0
+# Fewer values than this in a group are drawn as points, not summarised by a box.
+MIN_BOX_VALUES = 5
+
 FALLBACK_PALETTE: tuple[str, ...] = tuple(
     matplotlib.colors.to_hex(c)
     for c in plt.get_cmap("tab20").colors  # type: ignore[attr-defined]
@@ -70,6 +75,11 @@ def palette(names: Sequence[str], table: dict[str, str]) -> dict[str, str]:
     for index, name in enumerate(sorted(unknown)):
         colours[name] = FALLBACK_PALETTE[index % len(FALLBACK_PALETTE)]
     return {name: colours[name] for name in names}
+
+
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    """'1 agent', '2 agents' (labels read as sentences, not as '1 agents')."""
+    return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
 
 
 def numeric_order(values: Iterable[object]) -> list[object]:
@@ -107,23 +117,34 @@ def annotated_grid(
     labels: pd.DataFrame | None,
     cmap: str,
     colourbar_label: str,
-    fontsize: float = 6,
+    fontsize: float = TEXT_PT,
     colourbar: bool = True,
-) -> None:
+    scale: str = "fixed",
+) -> str | None:
     """A heatmap of `values` (NaN cells left blank) with one text label per cell.
+
+    `scale="fixed"` colours 0..1 (a pass rate keeps its meaning across panels); `"data"` stretches the
+    colours over the values present, so agreements of 0.8-1.0 do not read as one solid colour. When every
+    cell holds the same value the returned note says so, for the caller to put in the title (otherwise
+    None), and a `"data"` scale draws no colour bar (it would show nothing).
 
     imshow plus plain text is several times faster than seaborn's annotated heatmap on report-sized
     grids, which matters for the quick report's minute budget.
     """
     data = values.to_numpy(dtype=float)
-    image = axes.imshow(data, cmap=cmap, vmin=0, vmax=1, aspect="auto", interpolation="nearest")
+    finite = data[np.isfinite(data)]
+    all_equal = finite.size > 0 and bool(np.all(finite == finite[0]))
+    low, high = (0.0, 1.0)
+    if scale == "data" and finite.size and not all_equal:
+        low, high = float(finite.min()), float(finite.max())
+    image = axes.imshow(data, cmap=cmap, vmin=low, vmax=high, aspect="auto", interpolation="nearest")
     colour_map = image.get_cmap()
     if labels is not None:
         for (row, column), text in np.ndenumerate(labels.to_numpy(dtype=object)):
             value = data[row, column]
             if not text or np.isnan(value):
                 continue
-            red, green, blue, _ = colour_map(value)
+            red, green, blue, _ = colour_map((value - low) / (high - low))
             dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5  # light text on dark cells
             axes.text(
                 column,
@@ -139,5 +160,8 @@ def annotated_grid(
     axes.tick_params(length=0)
     for spine in axes.spines.values():
         spine.set_visible(False)
-    if colourbar:
+    if colourbar and not (all_equal and scale == "data"):
         axes.figure.colorbar(image, ax=axes, label=colourbar_label, shrink=0.6)
+    if not all_equal:
+        return None
+    return f"every cell is {finite[0]:.2f}" + (f" ({plural(finite.size, 'cell')})" if finite.size > 1 else "")

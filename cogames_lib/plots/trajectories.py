@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from cogames_lib.plots.style import annotated_grid, empty_figure, new_figure, require_columns
+from cogames_lib.plots.style import TEXT_PT, annotated_grid, empty_figure, new_figure, plural, require_columns
 
 TRACE_COLUMNS = ("step", "agent", "row", "col")
 CROP_MARGIN = 4  # cells shown around the agents' paths
@@ -50,7 +50,12 @@ def episode_trajectory(trace: pd.DataFrame, cells: Sequence[Sequence[str]], titl
         offset = (int(agent) - 0.5 * (trace["agent"].nunique() - 1)) * 0.12
         xs, ys = path["col"].to_numpy() + offset, path["row"].to_numpy() + offset
         axes.plot(
-            xs, ys, color=colour, linewidth=1.4, alpha=0.85, label=f"agent {agent} ({len(path) - 1} steps)"
+            xs,
+            ys,
+            color=colour,
+            linewidth=1.4,
+            alpha=0.85,
+            label=f"agent {agent} ({plural(len(path) - 1, 'step')})",
         )
         axes.scatter(xs[:1], ys[:1], color=colour, marker="o", s=40, edgecolor="white", zorder=3)
         axes.scatter(xs[-1:], ys[-1:], color=colour, marker="X", s=60, edgecolor="white", zorder=3)
@@ -60,8 +65,8 @@ def episode_trajectory(trace: pd.DataFrame, cells: Sequence[Sequence[str]], titl
     axes.set_yticks([])
     axes.set_xlabel("column")
     axes.set_ylabel("row")
-    axes.set_title(title, fontsize=9)
-    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    axes.set_title(title, fontsize=TEXT_PT)
+    axes.legend(fontsize=TEXT_PT, loc="upper left", bbox_to_anchor=(1.01, 1))
     return figure
 
 
@@ -86,7 +91,7 @@ def redundancy_heatmap(pairs: pd.DataFrame) -> plt.Figure:
     figure, axes = new_figure(size + 1.2, size)
     shown = pd.DataFrame(matrix.to_numpy(dtype=float), index=labels, columns=labels)
     texts = shown.map(lambda v: f"{v:.2f}") if len(labels) <= 12 else None
-    annotated_grid(axes, shown, texts, "viridis", "agreement (shared cells)")
+    note = annotated_grid(axes, shown, texts, "viridis", "agreement (shared cells)", scale="data")
     axes.set_xticks(range(len(labels)), labels, rotation=90)
     position = {name: index for index, name in enumerate(order)}
     flagged = pairs[pairs["redundant"].astype(bool)]
@@ -96,13 +101,13 @@ def redundancy_heatmap(pairs: pd.DataFrame) -> plt.Figure:
             axes.add_patch(
                 plt.Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=1.5)
             )
-    axes.tick_params(labelsize=7)
+    axes.tick_params(labelsize=TEXT_PT)
     axes.set_xlabel("diagnostic")
     axes.set_ylabel("diagnostic")
     cells = int(pairs["n_shared"].max()) if len(pairs) else 0
     axes.set_title(
         f"Pass/fail agreement between diagnostics (up to {cells} shared cells; "
-        f"red: redundant, {len(flagged)} pair(s))",
-        fontsize=9,
+        f"red: redundant, {plural(len(flagged), 'pair')})" + (f"\n({note})" if note else ""),
+        fontsize=TEXT_PT,
     )
     return figure

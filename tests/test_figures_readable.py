@@ -1,0 +1,190 @@
+"""Every figure, drawn from edge-case tables (one row, all values equal, NaN, one group), renders without
+failing, leaves no empty panel and sets no text under 9 pt."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.patches import PathPatch
+from matplotlib.text import Text
+
+from cogames_lib import plots
+from tests.test_plots import make_episodes, make_intention, make_multistep, make_runs
+
+MIN_POINTS = 9.0
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _rates(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame
+
+
+def _one_row(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.head(1).reset_index(drop=True)
+
+
+def _one_group(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    first = frame[column].iloc[0]
+    return frame[frame[column] == first].reset_index(drop=True)
+
+
+def _all_equal(frame: pd.DataFrame, **values: object) -> pd.DataFrame:
+    return frame.assign(**values)
+
+
+def _with_nan(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    out = frame.copy()
+    out.loc[out.index[::2], column] = np.nan
+    return out
+
+
+EPISODES = make_episodes()
+RUNS = make_runs()
+INTENTION = make_intention()
+MULTISTEP = make_multistep()
+PAIRS = pd.DataFrame(
+    dict(
+        epoch=[0, 0, 100, 100, 100],
+        partner_kind=["no_partner"] * 5,
+        p_stag_intention=[0.9, 0.2, 0.8, 0.6, 0.3],
+        result=[1.0, 0.0, 0.0, 1.0, 0.5],
+        agrees=[True, True, False, True, None],
+    )
+)
+RATES = pd.DataFrame(
+    dict(task_type=["cooking", "techtree"], n=[4, 4], successes=[1, 3], rate=[0.25, 0.75],
+         ci_low=[0.05, 0.3], ci_high=[0.7, 0.95])
+)  # fmt: skip
+REDUNDANCY = pd.DataFrame(
+    dict(diagnostic_a=["diagnostic_x", "diagnostic_x", "diagnostic_y"],
+         diagnostic_b=["diagnostic_y", "diagnostic_z", "diagnostic_z"],
+         agreement=[0.96, 0.2, 0.3], n_shared=[25, 25, 25], redundant=[True, False, False])
+)  # fmt: skip
+CURVES = pd.DataFrame(dict(epoch=range(20), mean_return=np.arange(20.0), epsilon=np.linspace(1, 0.05, 20)))
+
+Case = tuple[str, Callable[[], plt.Figure]]
+
+
+def _cases() -> list[Case]:
+    episode_figures = {
+        "pass_rate_heatmap": plots.pass_rate_heatmap,
+        "outcome_rates": plots.outcome_rates,
+        "steps_to_success": plots.steps_to_success,
+        "capability_matrix": plots.capability_matrix,
+        "status_count_bars": plots.status_count_bars,
+    }
+    episode_tables = {
+        "one row": _one_row(EPISODES),
+        "one policy": _one_group(EPISODES, "policy"),
+        "all pass": _all_equal(EPISODES, success=True, status="SUCCESS", steps=30),
+        "all fail": _all_equal(EPISODES, success=False, status="TIMED_OUT", steps=250),
+    }
+    cases: list[Case] = []
+    for (name, figure), (label, table) in (
+        (f, t) for f in episode_figures.items() for t in episode_tables.items()
+    ):
+        cases.append((f"{name} / {label}", lambda figure=figure, table=table: figure(table)))
+    run_tables = {
+        "one row": _one_row(RUNS),
+        "one task type": _one_group(RUNS, "task_type"),
+        "all success": _all_equal(RUNS, overall_completion_status="SUCCESS", overall_raw_score=1.0,
+                                  overall_is_successful=True),
+        "NaN scores": _with_nan(RUNS, "overall_raw_score"),
+    }  # fmt: skip
+    for label, table in run_tables.items():
+        cases.append((f"status_breakdown / {label}", lambda table=table: plots.status_breakdown(table)))
+        cases.append((f"construction_scores / {label}", lambda table=table: plots.construction_scores(table)))
+    for label, table in {
+        "one row": _one_row(RATES),
+        "all equal": _all_equal(RATES, rate=0.5, successes=2),
+    }.items():
+        cases.append(
+            (f"success_rates / {label}", lambda table=table: plots.success_rates(table, "task_type"))
+        )
+    intention_tables = {
+        "one row": _one_row(INTENTION),
+        "one seed": _one_group(INTENTION, "seed"),
+        "all equal": _all_equal(INTENTION, weight_facing_stag=0.2, weight_facing_hare=0.2),
+        "NaN weights": _with_nan(INTENTION, "weight_facing_stag"),
+    }
+    for label, table in intention_tables.items():
+        cases.append((f"intention_weights / {label}", lambda table=table: plots.intention_weights(table)))
+        cases.append((f"intention_ratio / {label}", lambda table=table: plots.intention_ratio(table)))
+    multistep_tables = {
+        "one row": _one_row(MULTISTEP),
+        "one seed": _one_group(MULTISTEP, "seed"),
+        "all equal": _all_equal(MULTISTEP, result=0.0, first_attack_target="hare"),
+    }
+    for label, table in multistep_tables.items():
+        cases.append((f"multistep_results / {label}", lambda table=table: plots.multistep_results(table)))
+    for label, table in {"one row": _one_row(PAIRS), "all equal": _all_equal(PAIRS, p_stag_intention=0.5,
+                                                                              result=1.0, agrees=True)}.items():  # fmt: skip
+        cases.append((f"alignment / {label}", lambda table=table: plots.alignment(table)))
+    for label, table in {
+        "one row": _one_row(CURVES),
+        "all equal": _all_equal(CURVES, mean_return=3.0),
+    }.items():
+        cases.append(
+            (f"training_curves / {label}", lambda table=table: plots.training_curves(table, ["mean_return"]))
+        )
+    for label, table in {
+        "one pair": _one_row(REDUNDANCY),
+        "all equal": _all_equal(REDUNDANCY, agreement=1.0),
+    }.items():
+        cases.append((f"redundancy_heatmap / {label}", lambda table=table: plots.redundancy_heatmap(table)))
+    cases.append(("pass_rate_heatmap / default", lambda: plots.pass_rate_heatmap(EPISODES)))
+    cases.append(("capability_matrix / default", lambda: plots.capability_matrix(EPISODES)))
+    return cases
+
+
+def _visible_texts(figure: plt.Figure) -> list[Text]:
+    return [
+        text
+        for text in figure.findobj(Text)
+        if isinstance(text, Text) and text.get_visible() and text.get_text().strip()
+    ]
+
+
+def _is_empty(axes: plt.Axes) -> bool:
+    drawn = axes.lines or axes.patches or axes.collections or axes.images or axes.texts or axes.tables
+    return not drawn
+
+
+@pytest.mark.parametrize(("name", "draw"), _cases(), ids=[name for name, _ in _cases()])
+def test_figure_renders_readably_from_edge_case_data(name: str, draw: Callable[[], plt.Figure]) -> None:
+    figure = draw()
+    figure.canvas.draw()  # the layout engine and tick labels run here
+    empty = [axes.get_title() or f"axes {i}" for i, axes in enumerate(figure.axes)
+             if axes.get_visible() and axes.axison and _is_empty(axes)]  # fmt: skip
+    assert not empty, f"{name}: empty panel(s) {empty}"
+    small = sorted({(round(t.get_fontsize(), 1), t.get_text()[:30]) for t in _visible_texts(figure)
+                    if t.get_fontsize() < MIN_POINTS})  # fmt: skip
+    assert not small, f"{name}: text under {MIN_POINTS} pt: {small[:5]}"
+
+
+def test_redundancy_heatmap_stretches_colours_over_the_values_present():
+    figure = plots.redundancy_heatmap(REDUNDANCY.assign(agreement=[0.96, 0.90, 0.93]))
+    image = figure.axes[0].images[0]
+    assert image.get_clim() == pytest.approx((0.90, 1.0))  # the diagonal is 1.00; not 0..1 (a solid panel)
+
+
+def test_steps_to_success_draws_points_below_five_values_and_boxes_from_five():
+    episodes = make_episodes()
+    few = episodes[episodes["num_agents"] == 1].assign(success=True, status="SUCCESS")
+    boxes = [p for p in plots.steps_to_success(few).axes[0].patches if isinstance(p, PathPatch)]
+    assert not boxes  # three successes per cell: points only
+    many = pd.concat([few] * 5, ignore_index=True)
+    assert [p for p in plots.steps_to_success(many).axes[0].patches if isinstance(p, PathPatch)]
