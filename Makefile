@@ -14,7 +14,7 @@ PIP_EXTRA := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),)
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 
-.PHONY: report test lint lab bench browser clean-venv
+.PHONY: report test lint lab bench browser docs-screenshot clean-venv
 
 # First use: one line per set-up step, and one per package while the pinned dependencies install.
 $(STAMP): requirements.lock pyproject.toml
@@ -53,6 +53,10 @@ lint: $(STAMP)
 # JupyterLab refuses to run as root without --allow-root (containers and CI machines often are root).
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/
+
+# The README's picture of the report index, regenerated from a fresh report in headless Chromium.
+docs-screenshot: report browser
+	$(PY) -m cogames_lib.report.browser reports/$(REPORT)/index.html docs/report_index.png
 
 bench: $(STAMP)
 	$(PY) -m cogames_lib bench
