@@ -91,8 +91,9 @@ def bootstrap_interval(
 ) -> tuple[float, float, float]:
     """(estimate, low, high) of `statistic` ("mean" or "iqm") by a percentile bootstrap over seeds.
 
-    One value per seed goes in: seeds are the independent unit. With fewer than two distinct values the
-    interval degenerates to the estimate (there is nothing to resample).
+    One value per seed goes in: seeds are the independent unit. With fewer than two values there is no
+    interval (low and high are NaN: an interval "from n = 1" would claim a certainty nobody measured); two
+    or more equal values give the honest zero-width interval of data without variation.
     """
     array = np.asarray(per_seed_values, dtype=float)
     array = array[~np.isnan(array)]
@@ -110,7 +111,9 @@ def bootstrap_interval(
     if array.size == 0:
         return (float("nan"), float("nan"), float("nan"))
     estimate = float(function(array, axis=-1))
-    if array.size < 2 or np.all(array == array[0]):
+    if array.size < 2:
+        return (estimate, float("nan"), float("nan"))
+    if np.all(array == array[0]):
         return (estimate, estimate, estimate)
     result = scipy_stats.bootstrap(
         (array,),
@@ -121,3 +124,19 @@ def bootstrap_interval(
         rng=np.random.default_rng(seed),
     )
     return (estimate, float(result.confidence_interval.low), float(result.confidence_interval.high))
+
+
+def pearson_or_reason(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray
+) -> tuple[float | None, str]:
+    """Pearson r of paired values, or None with the reason it is undefined ("n too small" below three
+    pairs, "no variation" when either side is constant); the text is what a figure or table should print."""
+    first, second = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = ~(np.isnan(first) | np.isnan(second))
+    first, second = first[keep], second[keep]
+    if first.size < 3:
+        return None, f"n too small (n={first.size})"
+    if np.ptp(first) == 0 or np.ptp(second) == 0:
+        return None, "no variation"
+    r = float(np.corrcoef(first, second)[0, 1])
+    return r, f"{r:.2f}"

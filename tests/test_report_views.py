@@ -79,10 +79,10 @@ def test_last_epoch_means():
     table = pd.DataFrame(
         dict(epoch=[0, 10, 10, 10], partner_kind=["a", "a", "a", "b"], value=[9.0, 1.0, 3.0, 5.0])
     )
-    # no seed column: each last-epoch row is a unit; one row gives a degenerate interval
+    # no seed column: each last-epoch row is a unit; one row gives an estimate and no interval
     assert last_epoch_means(table, "value", ["partner_kind"]) == {
         "value[a]": "2.000 [1.000, 3.000] n=2 rows",
-        "value[b]": "5.000 [5.000, 5.000] n=1 rows",
+        "value[b]": "5.000 (no interval) n=1 row",
     }
     # two agents of one seed are averaged first: n counts seeds, not rows
     seeded = pd.DataFrame(

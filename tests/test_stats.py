@@ -9,7 +9,13 @@ import pandas as pd
 import pytest
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.stats import bootstrap_interval, interquartile_mean, rate_table, wilson_interval
+from cogames_lib.stats import (
+    bootstrap_interval,
+    interquartile_mean,
+    pearson_or_reason,
+    rate_table,
+    wilson_interval,
+)
 
 Z95 = 1.959963984540054  # Phi^-1(0.975)
 
@@ -86,7 +92,8 @@ def test_interquartile_mean_by_hand():
 def test_bootstrap_degenerate_and_empty():
     estimate, low, high = bootstrap_interval([0.7, 0.7, 0.7])
     assert estimate == pytest.approx(0.7) and low == estimate == high
-    assert bootstrap_interval([0.4]) == (0.4, 0.4, 0.4)
+    estimate, low, high = bootstrap_interval([0.4])  # n = 1: an estimate, no interval
+    assert estimate == 0.4 and math.isnan(low) and math.isnan(high)
     assert all(math.isnan(v) for v in bootstrap_interval([]))
     assert bootstrap_interval([1.0, float("nan"), 1.0]) == (1.0, 1.0, 1.0)  # NaN seeds are dropped
 
@@ -125,3 +132,10 @@ def test_bootstrap_rejects_unknown_statistic():
 def test_bootstrap_rejects_bad_confidence_and_resamples(keywords, message):
     with pytest.raises(ParameterError, match=message):
         bootstrap_interval([1.0, 2.0, 3.0], **keywords)
+
+
+def test_pearson_says_why_it_is_undefined():
+    assert pearson_or_reason([0.1, 0.5], [0.0, 1.0]) == (None, "n too small (n=2)")
+    assert pearson_or_reason([0.2, 0.2, 0.2], [0.0, 1.0, 0.5]) == (None, "no variation")
+    r, text = pearson_or_reason([0.0, 0.5, 1.0, float("nan")], [0.0, 1.0, 2.0, 5.0])
+    assert r == pytest.approx(1.0) and text == "1.00"  # the NaN pair is dropped

@@ -25,6 +25,7 @@ from cogames_lib.plots.style import (
     require_columns,
 )
 from cogames_lib.plots.summaries import mean_with_interval, rates
+from cogames_lib.stats import pearson_or_reason
 
 INTENTION_COLUMNS = (
     "epoch",
@@ -243,14 +244,12 @@ def alignment(pairs: pd.DataFrame) -> plt.Figure:
             color=colours[partner],
             label=partner,
         )
-    x, y = frame["p_stag_intention"].to_numpy(float), frame["result"].to_numpy(float)
-    constant = len(frame) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0
-    correlation = float("nan") if constant else float(np.corrcoef(x, y)[0, 1])
+    _, correlation = pearson_or_reason(frame["p_stag_intention"], frame["result"])
     left.axvline(0.5, color="grey", linestyle=":", linewidth=1)
     left.axhline(0.5, color="grey", linestyle=":", linewidth=1)
     left.set_xlabel("intention P(stag) = w_stag / (w_stag + w_hare)")
     left.set_ylabel("behaviour (multi-step result)")
-    left.set_title(f"Intention vs behaviour (n={len(frame)}, Pearson r={correlation:.2f})", fontsize=TEXT_PT)
+    left.set_title(f"Intention vs behaviour (n={len(frame)}, Pearson r: {correlation})", fontsize=TEXT_PT)
     attacked = frame.dropna(subset=["agrees"]).assign(agrees=lambda f: f["agrees"].astype(bool))
     styles = dict(zip(conditions, ["-", "--", ":", "-."], strict=False))
     if not attacked.empty:
