@@ -88,8 +88,6 @@ def last_epoch_means(table: pd.DataFrame, value: str, by: Iterable[str]) -> dict
         unit_name = ("seed" if unit else "row") + ("" if len(values) == 1 else "s")
         interval = f"[{low:.3f}, {high:.3f}]" if len(values) >= 2 else "(no interval)"
         headline[f"{value}[{label}]"] = f"{estimate:.3f} {interval} n={len(values)} {unit_name}"
-            f"{estimate:.3f} {interval} n={count.split(' ', 1)[0]} {count.split(' ', 1)[1]}"
-        )
     return headline
 
 
