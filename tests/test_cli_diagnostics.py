@@ -103,7 +103,9 @@ def test_sweep_prints_a_pass_rate_table_per_policy(capsys, tmp_path):
     assert noop_table[2].split()[0] == "chest_deposit_near" and noop_table[2].split()[-1] == "-"
     assert "0.00 [0.00,0.66] n=2" in noop_table[2]
     assert (tmp_path / "episodes.parquet").is_file()
-    assert main(argv) == 0
+    assert main(argv) == 2  # an earlier sweep is in the folder: resuming it is explicit
+    assert "--resume" in capsys.readouterr().err
+    assert main([*argv, "--resume"]) == 0
     assert "(0 run now, 8 resumed)" in capsys.readouterr().out
 
 
@@ -114,7 +116,7 @@ def test_sweep_with_an_out_dir_that_cannot_be_created_exits_2_in_one_line(capsys
     argv += ["--seeds", "1", "--workers", "1", "--no-progress", "--out", str(a_file / "sub")]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "out_dir: cannot write sweep results under" in err and err.count("\n") == 1
+    assert "out_dir: cannot write to" in err and err.count("\n") == 1
 
 
 def test_sweep_where_every_episode_crashed_exits_1_and_says_so(capsys, tmp_path):

@@ -73,18 +73,21 @@ def test_bad_out_dir_exits_2_before_any_work(tmp_path: Path, capsys) -> None:
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
     root = str(SAMPLE / "experiments")
-    for out, fragment in ((a_file, "is not a directory"), (a_file / "sub", "cannot create")):
+    for out, fragment in ((a_file, "is not a folder"), (a_file / "sub", "cannot write to")):
         assert main(["mindcraft", "analyze", root, "--out", str(out)]) == 2
         captured = capsys.readouterr()
         err = captured.err.strip().splitlines()[-1]
         assert err.startswith("cogames-lib: error: --out:") and fragment in err
         assert "task folders" not in captured.out  # failed before parsing anything
     blocked = tmp_path / "blocked"
-    (blocked / "mindcraft_runs.parquet").mkdir(parents=True)  # a directory where a table should go
-    assert main(["mindcraft", "analyze", root, "--out", str(blocked)]) == 2
+    assert main(["mindcraft", "analyze", root, "--out", str(blocked)]) == 0
+    (blocked / "mindcraft_runs.parquet").unlink()
+    (blocked / "mindcraft_runs.parquet").mkdir()  # a directory where a table should go
+    capsys.readouterr()
+    assert main(["mindcraft", "analyze", root, "--out", str(blocked), "--resume"]) == 2
     err = capsys.readouterr().err
     assert "cannot write" in err and "mindcraft_runs.parquet" in err and "Traceback" not in err
-    assert not list(blocked.glob("*.tmp-*"))
+    assert not list(blocked.glob(".*.tmp"))
 
 
 def test_bad_task_file_exits_2(tmp_path: Path, capsys) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from cogames_lib import io
 from cogames_lib.cli import main
 from cogames_lib.report import profiles as profiles_module
 from cogames_lib.report import runner
@@ -33,7 +34,7 @@ EXTERNAL = re.compile(r"""<(?:script|link|img|iframe)[^>]+(?:src|href)=["']?(?:h
 @pytest.fixture(scope="module")
 def fixture_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "fixture"
-    out.mkdir()
+    io.prepare_out_dir(out, job="report", params={"profile": "an earlier one"})
     (out / "index.html").write_text("stale index from an earlier run")
     patched = dict(profiles_module.PROFILES, fixture=FIXTURE_PROFILE)
     with pytest.MonkeyPatch.context() as monkeypatch:
@@ -51,6 +52,7 @@ def fixture_report(tmp_path_factory):
                 "--no-progress",
                 "--jobs",
                 "3",
+                "--overwrite",
             ]
         )
     return code, out
@@ -167,7 +169,7 @@ def test_export_of_an_unexecuted_notebook_is_offline(tmp_path):
 
 def test_no_index_when_writing_it_fails(tmp_path, monkeypatch):
     out = tmp_path / "r"
-    out.mkdir()
+    io.prepare_out_dir(out, job="report", params={"profile": "one", "notebooks": str(FIXTURES.resolve())})
     (out / "index.html").write_text("stale")
     quick_ok = Profile("one", "one notebook", 30, (NotebookRun("bad_param", "Bad", {"seeds": 1}),))
 
@@ -176,7 +178,7 @@ def test_no_index_when_writing_it_fails(tmp_path, monkeypatch):
 
     monkeypatch.setattr(runner, "write_index", broken)
     with pytest.raises(OSError, match="disk full"):
-        runner.run_report(quick_ok, out, notebooks_dir=FIXTURES, progress=False)
+        runner.run_report(quick_ok, out, notebooks_dir=FIXTURES, progress=False, resume=True)
     assert not (out / "index.html").exists()  # never a stale or half index
 
 

@@ -191,9 +191,9 @@ def test_cli_train_with_an_uncreatable_out_exits_2_before_training(
         argv = ["probe", "train", "--epochs", "1", "--out", str(out), "--no-progress"]
         assert main(argv) == 2
     errors = capsys.readouterr().err.strip().splitlines()
-    assert len(errors) == 2 and all("cannot be created" in line for line in errors)
+    assert len(errors) == 2 and all("error: out_dir: " in line for line in errors)
     assert blocker.read_text() == "not a folder"
-    with pytest.raises(ParameterError, match="cannot be created"):
+    with pytest.raises(ParameterError, match="cannot write to"):
         train(small(), epochs=1, probe_every=0, seed=0, out_dir=blocker / "sub", progress=False)
 
 
@@ -219,3 +219,18 @@ def test_a_repeated_condition_and_seed_is_rejected_not_trained_twice(
     assert main(argv) == 2
     assert "repeated" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_train_many_resumes_finished_runs_and_refuses_other_parameters(tmp_path: Path) -> None:
+    first = train_many([small()], [0], 2, 1, tmp_path, progress=False)
+    checkpoint = tmp_path / "all_can_hunt" / "seed_0" / "checkpoints" / "epoch_2.pt"
+    written = checkpoint.stat().st_mtime_ns
+    grown = train_many([small()], [0, 1], 2, 1, tmp_path, progress=False)  # resume=True by default
+    assert checkpoint.stat().st_mtime_ns == written  # seed 0 finished earlier: not trained again
+    columns = ["condition", "seed", "final_mean_return", "mean_return_last_10pct"]
+    pd.testing.assert_frame_equal(grown[columns].iloc[:1], first[columns])
+    assert grown["seed"].tolist() == [0, 1] and len(pd.read_csv(tmp_path / "training_all.csv")) == 4
+    with pytest.raises(ParameterError, match="epochs was 2, now 3"):
+        train_many([small()], [0], 3, 1, tmp_path, progress=False)
+    again = train_many([small()], [0], 3, 1, tmp_path, progress=False, overwrite=True)
+    assert again["epochs"].tolist() == [3] and not (tmp_path / "all_can_hunt" / "seed_1").exists()

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cogames_lib.diagnostics import DIAGNOSTICS
+from cogames_lib.errors import ParameterError
 from cogames_lib.outcomes import STATUS_ORDER
 from cogames_lib.stats import wilson_interval
 from cogames_lib.sweep import EPISODE_COLUMNS, episode_seed, load_episodes, run_sweep, store, summarise
@@ -88,12 +89,14 @@ def test_the_table_is_identical_for_one_or_two_workers_and_any_chunking(referenc
     pd.testing.assert_frame_equal(comparable(tiny), comparable(reference))
 
 
-def test_a_rerun_resumes_everything_and_resume_false_recomputes(reference, tmp_path):
+def test_a_rerun_resumes_everything_and_overwrite_recomputes(reference, tmp_path):
     first = run_sweep(POLICIES, DIAGNOSTICS_SMALL, [1, 2], 3, tmp_path, progress=False)
     again = run_sweep(POLICIES, DIAGNOSTICS_SMALL, [1, 2], 3, tmp_path, progress=False)
     assert again.attrs["ran"] == 0 and again.attrs["resumed"] == len(first)
     pd.testing.assert_frame_equal(again, first)
-    fresh = run_sweep(POLICIES, DIAGNOSTICS_SMALL, [1, 2], 3, tmp_path, resume=False, progress=False)
+    with pytest.raises(ParameterError, match="holds an earlier sweep run"):  # neither resume nor overwrite
+        run_sweep(POLICIES, DIAGNOSTICS_SMALL, [1, 2], 3, tmp_path, resume=False, progress=False)
+    fresh = run_sweep(POLICIES, DIAGNOSTICS_SMALL, [1, 2], 3, tmp_path, overwrite=True, progress=False)
     assert fresh.attrs["ran"] == len(first)
     assert len(store.read_parts(store.episodes_dir(tmp_path))) == len(first)  # old parts were removed
     pd.testing.assert_frame_equal(comparable(fresh), comparable(reference))
@@ -121,19 +124,19 @@ def test_a_different_sweep_seed_is_not_taken_for_done(tmp_path):
 def test_files_on_disk_are_complete_and_the_final_table_loads(reference, tmp_path):
     table = run_sweep(POLICIES, DIAGNOSTICS_SMALL, [1, 2], 3, tmp_path, progress=False)
     assert not list(tmp_path.rglob("*.tmp"))
-    assert (tmp_path / "sweep.json").is_file()
+    assert (tmp_path / "manifest.json").is_file()
     pd.testing.assert_frame_equal(load_episodes(tmp_path), table)
 
 
 def test_prepare_removes_temporary_files_and_orphan_trace_parts(tmp_path):
-    store.prepare(tmp_path, resume=True)
+    store.prepare(tmp_path)
     stale = store.episodes_dir(tmp_path) / ".part-0.parquet.123.tmp"
     stale.write_bytes(b"half a parquet file")
     orphan = store.traces_dir(tmp_path) / "part-00000000000000ab.parquet"
     orphan.write_bytes(b"traces whose episodes never landed")
     kept_name = "part-00000000000000cd.parquet"
     store.write_chunk(tmp_path, kept_name, store.episode_frame([]), pd.DataFrame({"step": [0]}))
-    store.prepare(tmp_path, resume=True)
+    store.prepare(tmp_path)
     assert not stale.exists() and not orphan.exists()
     assert (store.traces_dir(tmp_path) / kept_name).exists()
 

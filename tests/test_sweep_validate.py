@@ -86,6 +86,6 @@ def test_an_out_dir_that_cannot_be_created_is_a_one_line_error_before_any_episod
 
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
-    with pytest.raises(ParameterError, match=r"out_dir: cannot write sweep results under .*a_file.*sub"):
+    with pytest.raises(ParameterError, match=r"out_dir: cannot write to .*a_file.*sub"):
         run_sweep([FakeSpec("wander")], ["chest_deposit_near"], [1], 1, a_file / "sub", progress=False)
     assert a_file.read_text() == "x"

@@ -1,6 +1,7 @@
 """`cogames-lib mindcraft analyze|sample`: Mindcraft agent-log outcomes from the command line.
 
-analyze ROOT... [--tasks FILE...] [--model NAME] [--no-score-policy P] [--out DIR] [--workers N]
+analyze ROOT... [--tasks FILE...] [--model NAME] [--no-score-policy P] [--out DIR [--resume|--overwrite]]
+        [--workers N]
     prints the summary tables; with --out writes mindcraft_runs / mindcraft_agents (parquet + CSV).
 sample OUT_DIR --tasks FILE... [--seed N]
     writes the SYNTHETIC sample experiment tree (replacing an earlier sample tree in OUT_DIR, nothing else).
@@ -13,6 +14,7 @@ import os
 from typing import Any
 
 from cogames_lib.cli._codes import EXIT_FAILED_WORK, EXIT_OK
+from cogames_lib.cli._out_dir import add_out_dir_flags
 
 
 def register(subparsers: Any) -> None:
@@ -29,6 +31,7 @@ def register(subparsers: Any) -> None:
         help="runs without a verdict count as 'failure' (default) or are 'exclude'd from rates",
     )
     analyze.add_argument("--out", default=None, metavar="DIR", help="write runs/agents tables here")
+    add_out_dir_flags(analyze)
     analyze.add_argument("--workers", type=int, default=1, help="processes (default 1)")
     analyze.set_defaults(handler=run_analyze)
 
@@ -37,38 +40,6 @@ def register(subparsers: Any) -> None:
     sample.add_argument("--tasks", nargs="+", required=True, metavar="FILE", help="task definition files")
     sample.add_argument("--seed", type=int, default=0)
     sample.set_defaults(handler=run_sample)
-
-
-def _prepare_out_dir(out_dir: str) -> None:
-    """Create --out before the (possibly long) analysis, so a bad path fails at once, in one line."""
-    from cogames_lib.errors import ParameterError
-
-    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
-        raise ParameterError(f"--out: {out_dir!r} exists and is not a directory")
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as error:
-        raise ParameterError(f"--out: cannot create {out_dir!r} ({error.strerror or error})") from None
-    if not os.access(out_dir, os.W_OK):
-        raise ParameterError(f"--out: {out_dir!r} is not writable")
-
-
-def _write_atomically(frame: Any, path: str, kind: str) -> None:
-    """Temp file in the same folder, then rename: a reader never sees half a table."""
-    from cogames_lib.errors import ParameterError
-
-    temporary = f"{path}.tmp-{os.getpid()}"
-    try:
-        if kind == "parquet":
-            frame.to_parquet(temporary, index=False)
-        else:
-            frame.to_csv(temporary, index=False)
-        os.replace(temporary, path)
-    except OSError as error:  # e.g. a directory where the table should go, or the disk filled up
-        raise ParameterError(f"--out: cannot write {path!r} ({error.strerror or error})") from None
-    finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
 
 
 def format_table(frame: Any) -> str:
@@ -90,8 +61,23 @@ def run_analyze(args: argparse.Namespace) -> int:
     validate_analysis_parameters(args.roots, args.tasks, args.no_score_policy)
     if args.workers < 1:
         raise ParameterError(f"--workers: must be >= 1, got {args.workers}")
-    if args.out is not None:
-        _prepare_out_dir(args.out)
+    if args.out is not None:  # checked before the (possibly long) analysis, so a bad path fails at once
+        from cogames_lib.io import prepare_out_dir
+
+        prepare_out_dir(
+            args.out,
+            job="mindcraft_analyze",
+            params={
+                "roots": [os.path.abspath(root) for root in args.roots],
+                "tasks": [os.path.abspath(task) for task in args.tasks],
+                "model": args.model,
+                "no_score_policy": args.no_score_policy,
+            },
+            inputs=args.roots,
+            resume=args.resume,
+            overwrite=args.overwrite,
+            name="--out",
+        )
     runs = aggregate_results(
         args.roots,
         args.tasks or None,
@@ -114,9 +100,17 @@ def run_analyze(args: argparse.Namespace) -> int:
     for name, table in summary_tables(runs).items():
         print(f"\n== {name}\n{format_table(table)}")
     if args.out is not None:
+        from cogames_lib.io import write_csv, write_parquet
+
         for table_name, frame in (("mindcraft_runs", runs_table(runs)), ("mindcraft_agents", agents)):
-            for kind in ("parquet", "csv"):
-                _write_atomically(frame, os.path.join(args.out, f"{table_name}.{kind}"), kind)
+            for write, kind in ((write_parquet, "parquet"), (write_csv, "csv")):
+                path = os.path.join(args.out, f"{table_name}.{kind}")
+                try:
+                    write(path, frame)
+                except OSError as error:  # e.g. a directory where the table should go, or a full disk
+                    raise ParameterError(
+                        f"--out: cannot write {path!r} ({error.strerror or error})"
+                    ) from None
         print(f"\nwrote mindcraft_runs and mindcraft_agents (parquet + csv) to {args.out}")
     return EXIT_OK
 

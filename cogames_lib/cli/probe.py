@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from cogames_lib.cli._out_dir import add_out_dir_flags
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -21,6 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     train.add_argument("--seed", type=int, nargs="+", default=[0], help="one or more seeds")
     train.add_argument("--out", required=True, help="output folder (runs go to OUT/<condition>/seed_<s>/)")
+    add_out_dir_flags(train)
     train.add_argument("--workers", type=int, default=1, help="parallel runs (processes, or Dask workers)")
     train.add_argument("--backend", choices=["local", "dask"], default="local")
     train.add_argument("--scheduler", default=None, help="Dask scheduler address (backend dask)")
@@ -41,7 +44,8 @@ def run_train(args: argparse.Namespace) -> int:
 
     validate_probe_parameters(args.condition, args.epochs, args.probe_every, args.seed, workers=args.workers)
     runs = train_many(args.condition, args.seed, args.epochs, args.probe_every, Path(args.out), workers=args.workers,
-                      backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress)  # fmt: skip
+                      backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress,
+                      resume=args.resume, overwrite=args.overwrite)  # fmt: skip
     print(runs.drop(columns=["run_dir"]).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     print(f"results in {Path(args.out).resolve()}")
     return 0

@@ -1,4 +1,5 @@
-"""`cogames-lib report [--profile quick|full] [--out DIR] [--jobs N]`: the notebooks as an HTML report."""
+"""`cogames-lib report [--profile quick|full] [--out DIR [--resume|--overwrite]] [--jobs N]`: the notebooks as an
+HTML report."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import sys
 
 from cogames_lib.cli._codes import EXIT_FAILED_WORK, EXIT_OK
+from cogames_lib.cli._out_dir import add_out_dir_flags
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -17,6 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument("--profile", default="quick", help="quick (about a minute, default) or full")
     parser.add_argument("--out", default="reports/latest", help="output folder (default: reports/latest)")
+    add_out_dir_flags(parser)
     parser.add_argument(
         "--jobs",
         type=int,
@@ -44,6 +47,8 @@ def handle(args: argparse.Namespace) -> int:
         notebooks_dir=args.notebooks,
         cell_timeout_s=args.cell_timeout,
         progress=not args.no_progress,
+        resume=args.resume,
+        overwrite=args.overwrite,
     )
     for report in result.notebooks:
         line = f"{report.notebook:<22} {report.status:<10} {report.duration_s:7.1f} s"

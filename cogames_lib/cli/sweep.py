@@ -3,8 +3,8 @@
     cogames-lib sweep --policies scripted random noop --diagnostics all --agents 1 2 4 --seeds 10 \\
         --workers 2 --out reports/sweep [--backend dask --scheduler tcp://host:8786] [--traces]
 
-Results land in OUT (see docs: episodes/ parts, episodes.parquet, sweep.json); a re-run with the same
-arguments resumes. Exit 0 when the sweep finished (episodes that ended in RUN_ERROR are rows, reported
+Results land in OUT (see docs: episodes/ parts, episodes.parquet, manifest.json); an OUT that holds an
+earlier sweep needs --resume (run only the episodes not on disk) or --overwrite (start again). Exit 0 when the sweep finished (episodes that ended in RUN_ERROR are rows, reported
 in a line), 2 on a bad parameter (unknown diagnostic, agent count no diagnostic allows, ...).
 """
 
@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from cogames_lib.cli._codes import EXIT_FAILED_WORK, EXIT_OK
+from cogames_lib.cli._out_dir import add_out_dir_flags
 
 
 def register(subparsers: Any) -> None:
@@ -29,8 +30,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--scheduler", default=None, metavar="ADDR", help="Dask scheduler, e.g. tcp://host:8786"
     )
-    parser.add_argument("--out", required=True, metavar="DIR", help="output directory (resumable)")
-    parser.add_argument("--no-resume", action="store_true", help="discard earlier results in DIR first")
+    parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    add_out_dir_flags(parser)
     parser.add_argument("--traces", action="store_true", help="also record per-step traces")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
@@ -48,7 +49,8 @@ def run(args: Any) -> int:
         workers=args.workers,
         backend=args.backend,
         scheduler=args.scheduler,
-        resume=not args.no_resume,
+        resume=args.resume,
+        overwrite=args.overwrite,
         progress=not args.no_progress,
         record_traces=args.traces,
         sweep_seed=args.sweep_seed,

@@ -4,7 +4,7 @@ papermill raises `PapermillExecutionError` when a cell raises, after saving the 
 shown. A cell that runs past `execution_timeout` is different: nbclient raises `CellTimeoutError`, and
 the notebook papermill saved looks complete (no error output, every cell "completed"). We therefore mark
 the timed-out cell ourselves so the exported page shows what happened. A dead kernel is handled the same
-way. The executed notebook is written under a temporary name and renamed when execution ends.
+way. The executed notebook is written under a temporary name and renamed when execution ends (`io.atomic_path`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+
+from cogames_lib.io import atomic_path
 
 OK, FAILED, TIMED_OUT = "ok", "failed", "timed_out"
 KERNEL_NAME = "python3"
@@ -80,37 +82,44 @@ def execute_notebook(
 
     output = Path(output_path)
     output.parent.mkdir(parents=True, exist_ok=True)
-    running = output.with_name(f".{output.stem}.running.ipynb")
     started = time.perf_counter()
     status, message = OK, ""
     try:
-        papermill.execute_notebook(
-            str(input_path),
-            str(running),
-            parameters=parameters,
-            kernel_name=kernel_name,
-            progress_bar=progress,
-            execution_timeout=cell_timeout_s,
-            cwd=str(cwd) if cwd is not None else None,
-            # the kernel's own start-up warnings (e.g. "running over TCP without encryption" on a local
-            # kernel) would otherwise flood the command's output; errors still show
-            extra_arguments=["--IPKernelApp.log_level=ERROR"],
-        )
-    except PapermillExecutionError as error:
-        status, message = FAILED, _one_line(f"cell {error.exec_count}: {error.ename}: {error.evalue}")
-    except CellTimeoutError as error:
-        status, message = TIMED_OUT, _one_line(f"cell timed out after {cell_timeout_s} s: {error}")
-        if running.exists():
-            _mark_interrupted_cell(running, "CellTimeoutError", message)
-    except DeadKernelError as error:
-        status, message = FAILED, _one_line(f"the kernel died: {error}")
-        if running.exists():
-            _mark_interrupted_cell(running, "DeadKernelError", message)
-    except Exception as error:
-        status, message = FAILED, _one_line(f"{type(error).__name__}: {error}")
-    duration = time.perf_counter() - started
-    if running.exists():
-        os.replace(running, output)
-    elif output.exists():
-        output.unlink()  # never leave a previous run's notebook posing as this run's
-    return ExecutionResult(status, message, duration, output)
+        with atomic_path(output, suffix=".running.ipynb") as running:
+            try:
+                papermill.execute_notebook(
+                    str(input_path),
+                    str(running),
+                    parameters=parameters,
+                    kernel_name=kernel_name,
+                    progress_bar=progress,
+                    execution_timeout=cell_timeout_s,
+                    cwd=str(cwd) if cwd is not None else None,
+                    # the kernel's own start-up warnings (e.g. "running over TCP without encryption" on a
+                    # local kernel) would otherwise flood the command's output; errors still show
+                    extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                )
+            except PapermillExecutionError as error:
+                status, message = FAILED, _one_line(f"cell {error.exec_count}: {error.ename}: {error.evalue}")
+            except CellTimeoutError as error:
+                status, message = TIMED_OUT, _one_line(f"cell timed out after {cell_timeout_s} s: {error}")
+                _mark_if_written(running, "CellTimeoutError", message)
+            except DeadKernelError as error:
+                status, message = FAILED, _one_line(f"the kernel died: {error}")
+                _mark_if_written(running, "DeadKernelError", message)
+            except Exception as error:
+                status, message = FAILED, _one_line(f"{type(error).__name__}: {error}")
+            if not running.stat().st_size:
+                raise _NothingWritten  # papermill stopped before it wrote the notebook: nothing to keep
+    except _NothingWritten:
+        output.unlink(missing_ok=True)  # never leave a previous run's notebook posing as this run's
+    return ExecutionResult(status, message, time.perf_counter() - started, output)
+
+
+class _NothingWritten(Exception):
+    """Abandons the atomic write of a notebook papermill never wrote."""
+
+
+def _mark_if_written(running: Path, ename: str, message: str) -> None:
+    if running.stat().st_size:
+        _mark_interrupted_cell(running, ename, message)

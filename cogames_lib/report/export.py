@@ -13,7 +13,7 @@ from pathlib import Path
 
 from jinja2 import DictLoader
 
-from cogames_lib.report.notebook import atomic_write_text
+from cogames_lib import io
 
 TEMPLATE_NAME = "cogames_offline.html.j2"
 # Every block that would load a script or font from the network is emptied.
@@ -60,4 +60,4 @@ def export_html(notebook_path: str | os.PathLike[str], html_path: str | os.PathL
     notebook = nbformat.read(notebook_path, as_version=4)
     notebook.metadata["title"] = title
     body, _resources = html_exporter().from_notebook_node(notebook)
-    return atomic_write_text(html_path, body)
+    return io.write_text(html_path, body)

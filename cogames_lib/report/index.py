@@ -2,7 +2,7 @@
 
 Everything a notebook or a log produced is escaped before it reaches the page (agent logs contain
 arbitrary model output such as `<script>`). The page has inline CSS only and loads nothing, so it opens
-offline from `file://`. It is written last, via a temporary file and a rename.
+offline from `file://`. It is written last, atomically (`cogames_lib.io`).
 """
 
 from __future__ import annotations
@@ -10,14 +10,13 @@ from __future__ import annotations
 import html
 import json
 import platform
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from cogames_lib.report.notebook import atomic_write_text
+from cogames_lib import io
 
 VERSION_PACKAGES = (
     "cogames_lib",
@@ -66,20 +65,6 @@ def collect_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             versions[package] = "not installed"
     return versions
-
-
-def git_commit(root: Path) -> str | None:
-    try:
-        completed = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return completed.stdout.strip() or None if completed.returncode == 0 else None
 
 
 def _e(value: Any) -> str:
@@ -176,4 +161,4 @@ def render_index(
 
 
 def write_index(path: Path, page: str) -> Path:
-    return atomic_write_text(path, page)
+    return io.write_text(path, page)

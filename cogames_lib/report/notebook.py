@@ -1,4 +1,4 @@
-"""Helpers the notebooks call: one-line parameter errors, atomic table/summary/figure writes, display.
+"""Helpers the notebooks call: one-line parameter errors, table/summary/figure writes (atomic, `io`), display.
 
 Notebooks are views of the files they write: every table goes to `out_dir` as parquet and CSV, every
 figure as PNG, and the headline numbers as `summary.json`; the report's index reads only those files.
@@ -9,14 +9,14 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from cogames_lib import io
 from cogames_lib.errors import CogamesLibError, ParameterError
 
 SUMMARY_FILE = "summary.json"
@@ -65,38 +65,16 @@ def check_count(name: str, value: Any) -> int:
 
 
 def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
-    """Create `out_dir` (parents too); a path that exists as a file is a parameter error."""
-    path = Path(out_dir).expanduser()
-    if path.exists() and not path.is_dir():
-        raise ParameterError(f"out_dir: {str(path)!r} exists and is not a folder")
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
-    # Write next to the target then rename: a reader never sees half a file, even if we are killed.
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
-    temp = Path(temp_name)
-    os.chmod(temp, 0o644)  # mkstemp makes 0600; reports are meant to be shared and served
-    try:
-        write(temp)
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
-    return path
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    return _atomic_write(Path(path), lambda temp: temp.write_text(text, encoding="utf-8"))
+    """Create `out_dir` (parents too) for a notebook's files (`cogames_lib.io.prepare_out_dir`): a re-run of
+    the notebook continues its own folder; a folder of another job or of files no run wrote is refused."""
+    return io.prepare_out_dir(out_dir, job="notebook", params={}, resume=True, name="out_dir")
 
 
 def save_table(frame: pd.DataFrame, out_dir: str | os.PathLike[str], name: str) -> Path:
     """Write `name.parquet` and `name.csv` into out_dir (atomically); returns the parquet path."""
     folder = Path(out_dir)
-    _atomic_write(folder / f"{name}.csv", lambda temp: frame.to_csv(temp, index=False))
-    return _atomic_write(folder / f"{name}.parquet", lambda temp: frame.to_parquet(temp, index=False))
+    io.write_csv(folder / f"{name}.csv", frame)
+    return io.write_parquet(folder / f"{name}.parquet", frame)
 
 
 def _plain(value: Any) -> Any:
@@ -115,7 +93,7 @@ def _plain(value: Any) -> Any:
 def write_summary(out_dir: str | os.PathLike[str], headline: Mapping[str, Any]) -> Path:
     """Write the headline numbers as `summary.json` (flat name -> number or short text)."""
     text = json.dumps(_plain(dict(headline)), indent=2, sort_keys=False)
-    return atomic_write_text(Path(out_dir) / SUMMARY_FILE, text + "\n")
+    return io.write_text(Path(out_dir) / SUMMARY_FILE, text + "\n")
 
 
 def read_summary(out_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
@@ -135,15 +113,15 @@ def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int = 90)
     The figure is rendered once: the notebook shows the PNG bytes that were written (re-rendering through
     the inline backend would double the drawing time), and closing stops the backend showing it again.
     """
-    import io
+    from io import BytesIO
 
     import matplotlib.pyplot as plt
 
-    buffer = io.BytesIO()
+    buffer = BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")  # never clip an outside legend
     plt.close(figure)
     png = buffer.getvalue()
-    path = _atomic_write(Path(out_dir) / f"{name}.png", lambda temp: temp.write_bytes(png))
+    path = io.write_bytes(Path(out_dir) / f"{name}.png", png)
     try:
         from IPython import get_ipython
         from IPython.display import Image, display

@@ -4,6 +4,10 @@ Layout of `reports/NAME/`: `<notebook>.ipynb` (executed), `<notebook>.html` (its
 (the tables, figures and summary.json the notebook wrote), and `index.html`, written last. Notebooks run
 one after another, or in separate processes with `jobs > 1` (papermill changes the process's working
 directory, so threads would race).
+
+`out_dir` follows `cogames_lib.io.prepare_out_dir`: a folder holding an earlier report needs `resume=True`
+(same profile and notebooks folder: every notebook runs again in place, and the sweeps inside continue from
+the episodes on disk) or `overwrite=True` (delete it first; what `make report` does, so it can run again).
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ from datetime import UTC, datetime
 from multiprocessing import get_context
 from pathlib import Path
 
+from cogames_lib import io
 from cogames_lib.errors import ParameterError
 from cogames_lib.paths import NOTEBOOKS_DIR, PROJECT_ROOT
 from cogames_lib.report.execute import OK, execute_notebook
 from cogames_lib.report.export import export_html
-from cogames_lib.report.index import NotebookReport, collect_versions, git_commit, render_index, write_index
+from cogames_lib.report.index import NotebookReport, collect_versions, render_index, write_index
 from cogames_lib.report.notebook import SUMMARY_FILE, read_summary
 from cogames_lib.report.profiles import NotebookRun, Profile, get_profile, resolve_parameters
 
@@ -42,8 +47,7 @@ def _run_one(
     run: NotebookRun, notebooks_dir: str, out_dir: str, cell_timeout_s: float | None
 ) -> NotebookReport:
     out = Path(out_dir)
-    notebook_out = out / run.notebook
-    notebook_out.mkdir(parents=True, exist_ok=True)
+    notebook_out = io.make_dir(out / run.notebook)
     (notebook_out / SUMMARY_FILE).unlink(missing_ok=True)  # a stale summary must not pose as this run's
     parameters = {**resolve_parameters(run.parameters), "out_dir": str(notebook_out.resolve())}
     executed = execute_notebook(
@@ -83,10 +87,13 @@ def run_report(
     notebooks_dir: str | os.PathLike[str] | None = None,
     cell_timeout_s: float | None = None,
     progress: bool = True,
+    resume: bool = False,
+    overwrite: bool = False,
 ) -> ReportResult:
     """Run a report profile into `out_dir`; failures are recorded (and shown), never raised.
 
-    `jobs`: notebooks run at the same time (default: the profile's).
+    `jobs`: notebooks run at the same time (default: the profile's). resume / overwrite: see the module
+    docstring.
     """
     from tqdm.auto import tqdm
 
@@ -102,18 +109,17 @@ def run_report(
         )
     if cell_timeout_s is not None and not cell_timeout_s > 0:
         raise ParameterError(f"cell_timeout: must be a positive number of seconds, got {cell_timeout_s}")
-    out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise ParameterError(f"out: {str(out)!r} exists and is not a folder")
     # checked before any notebook runs: a folder we cannot write would otherwise surface as a traceback
     # (or as every notebook failing) only after minutes of work
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / INDEX_FILE).unlink(missing_ok=True)  # until this run's index exists, there is no report
-    except OSError as error:
-        raise ParameterError(f"out: cannot write to {str(out)!r}: {error.strerror or error}") from error
-    if not os.access(out, os.W_OK):
-        raise ParameterError(f"out: cannot write to {str(out)!r}: permission denied")
+    out = io.prepare_out_dir(
+        out_dir,
+        job="report",
+        params={"profile": chosen.name, "notebooks": str(source.resolve())},
+        inputs=[source],
+        resume=resume,
+        overwrite=overwrite,
+    )
+    (out / INDEX_FILE).unlink(missing_ok=True)  # until this run's index exists, there is no report
     timeout = cell_timeout_s if cell_timeout_s is not None else chosen.cell_timeout_s
     started = time.perf_counter()
     bar = tqdm(total=len(chosen.runs), desc=f"report {chosen.name}", unit="notebook", disable=not progress)
@@ -145,7 +151,7 @@ def run_report(
         run_time,
         datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
         collect_versions(),
-        git_commit(PROJECT_ROOT),
+        io.code_version(PROJECT_ROOT),
     )
     index_path = write_index(out / INDEX_FILE, page)
     return ReportResult(index_path, ordered, run_time)

@@ -3,26 +3,31 @@
 Each run is independent and fully determined by (config, seed), so the worker count and the backend
 never change a number. Combined tables (`training_all.csv`, `probe_intention_all.csv`,
 `probe_multistep_all.csv`) are written at the top of `out_dir`, in (condition, seed) order.
+
+`out_dir` follows `cogames_lib.io.prepare_out_dir`: with `resume=True` (the default) a folder of an earlier
+`train_many` with the same configs, epochs and probe interval is continued: a run whose final checkpoint is
+on disk is not trained again (its row is read back from its `training.csv`; `seconds` is then the sum of its
+epoch times); `overwrite=True` deletes the folder's contents first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from cogames_lib import io
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS
 from cogames_lib.staghunt.sorrel_io import require_folder
 from cogames_lib.staghunt.train import (
     TrainConfig,
-    prepare_output_dir,
     preset,
     run_directory,
     train,
-    write_csv_atomic,
 )
 
 BACKENDS = ("local", "dask")
@@ -69,13 +74,33 @@ def _one_run(config: TrainConfig, epochs: int, probe_every: int, seed: int, out_
 
     started = time.perf_counter()
     result = train(config, epochs, probe_every, seed, out_dir, progress=False)
-    returns = result.training["mean_return"]
+    return _run_row(
+        config.condition, seed, result.run_dir, epochs, result.training, time.perf_counter() - started
+    )
+
+
+def _run_row(
+    condition: str, seed: int, run_dir: Path | None, epochs: int, training: pd.DataFrame, seconds: float
+) -> dict[str, Any]:
+    returns = training["mean_return"]
     tail = max(1, len(returns) // 10)
     return {
-        "condition": config.condition, "seed": seed, "run_dir": str(result.run_dir), "epochs": epochs,
+        "condition": condition, "seed": seed, "run_dir": str(run_dir), "epochs": epochs,
         "final_mean_return": float(returns.iloc[-1]), "mean_return_last_10pct": float(returns.iloc[-tail:].mean()),
-        "seconds": time.perf_counter() - started,
+        "seconds": seconds,
     }  # fmt: skip
+
+
+def _finished_row(config: TrainConfig, epochs: int, seed: int, out_dir: str) -> dict[str, Any] | None:
+    """The row of a run an earlier call finished (final checkpoint and every epoch on disk), else None."""
+    run_dir = run_directory(out_dir, config.condition, seed)
+    training_path = run_dir / "training.csv"
+    if not (run_dir / "checkpoints" / f"epoch_{epochs}.pt").is_file() or not training_path.is_file():
+        return None
+    training = pd.read_csv(training_path)
+    if len(training) != epochs:
+        return None
+    return _run_row(config.condition, seed, run_dir, epochs, training, float(training["seconds"].sum()))
 
 
 def train_many(
@@ -88,12 +113,14 @@ def train_many(
     backend: str = "local",
     scheduler: Any = None,
     progress: bool = True,
+    resume: bool = True,
+    overwrite: bool = False,
 ) -> pd.DataFrame:
     """Train every (config, seed) pair; returns one row per run (`RUN_COLUMNS`) and writes combined tables.
 
     backend="local": `workers` processes (1 = in this process). backend="dask": `scheduler` is a
     `dask.distributed.Client`, a scheduler address, or None for a threaded in-process client with
-    `workers` workers.
+    `workers` workers. resume / overwrite: see the module docstring.
     """
     configs = [preset(c) if isinstance(c, str) else c for c in configs_or_conditions]
     validate_probe_parameters(epochs=epochs, seeds=list(seeds), workers=workers, backend=backend)
@@ -108,8 +135,26 @@ def train_many(
     repeated = sorted({key for key in run_keys if run_keys.count(key) > 1})
     if repeated:
         raise ParameterError(f"each (condition, seed) may appear once; repeated: {repeated}")
-    prepare_output_dir(out_dir)
-    if backend == "dask":
+    io.prepare_out_dir(
+        out_dir,
+        job="probe_training",
+        params={
+            "configs": [asdict(config) for config in configs],
+            "epochs": epochs,
+            "probe_every": probe_every,
+            "seeds": list(seeds),
+        },
+        resume=resume,
+        overwrite=overwrite,
+        compare=("configs", "epochs", "probe_every"),
+        name="out_dir",
+    )
+    finished = {index: _finished_row(job[0], epochs, job[3], job[4]) for index, job in enumerate(jobs)}
+    done = {index: row for index, row in finished.items() if row is not None}
+    jobs = [job for index, job in enumerate(jobs) if index not in done]
+    if not jobs:
+        rows = []
+    elif backend == "dask":
         rows = _run_dask(jobs, workers, scheduler, progress)
     elif workers == 1:
         rows = [_one_run(*job) for job in _bar(jobs, progress)]
@@ -122,6 +167,8 @@ def train_many(
             max_workers=workers, mp_context=multiprocessing.get_context("spawn")
         ) as pool:
             rows = list(_bar(pool.map(_one_run, *zip(*jobs, strict=True)), progress, total=len(jobs)))
+    ran = iter(rows)
+    rows = [done[index] if index in done else next(ran) for index in range(len(run_keys))]
     combine_run_tables(out_dir, run_keys)
     return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
 
@@ -170,5 +217,5 @@ def combine_run_tables(out_dir: str | Path, runs: Sequence[tuple[str, int]]) -> 
                 frames.append(frame)
         if frames:
             combined[table] = pd.concat(frames, ignore_index=True)
-            write_csv_atomic(combined[table], Path(out_dir) / f"{table}_all.csv")
+            io.write_csv(Path(out_dir) / f"{table}_all.csv", combined[table])
     return combined

@@ -9,12 +9,11 @@ Output layout (`run_directory(out_dir, condition, seed)` = `out_dir/<condition>/
 `training.csv` (one row per epoch, `TRAINING_COLUMNS` + `return_agent_<i>`), `probe_intention.csv`,
 `probe_multistep.csv` (the spec's columns + `agent_kind, partner_relation, condition, seed, run_id`),
 `checkpoints/epoch_<E>.pt` (`{"epoch", "condition", "seed", "population": DQNPopulation.state_dict()}`,
-load with `torch.load(path, weights_only=True)` or `load_checkpoint`). Every file is written to a temp name then renamed.
+load with `torch.load(path, weights_only=True)` or `load_checkpoint`). Every file is written atomically (`cogames_lib.io`).
 """
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +22,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from cogames_lib import io
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.engine import observation_size
 from cogames_lib.staghunt.env import EpisodeRunner, StagHuntConfig
@@ -94,32 +94,8 @@ def run_directory(out_dir: str | Path, condition: str, seed: int) -> Path:
     return Path(out_dir) / condition / f"seed_{seed}"
 
 
-def prepare_output_dir(out_dir: str | Path) -> Path:
-    """Create `out_dir` (and parents) up front, so an unusable output folder is one clear error before any
-    training time is spent, not an OSError traceback at the first checkpoint."""
-    path = Path(out_dir)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ParameterError(
-            f"output folder {str(path)!r} cannot be created: {error.strerror or error}"
-        ) from None
-    return path
-
-
-def write_csv_atomic(frame: pd.DataFrame, path: Path) -> None:
-    """Write to a temp file in the same folder, then rename (readers never see half a file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    frame.to_csv(temporary, index=False)
-    os.replace(temporary, path)
-
-
 def save_checkpoint(population: DQNPopulation, path: Path, **metadata: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    torch.save({**metadata, "population": population.state_dict()}, temporary)
-    os.replace(temporary, path)
+    io.write_torch(path, {**metadata, "population": population.state_dict()})
 
 
 def load_checkpoint(path: str | Path, config: TrainConfig | None = None) -> DQNPopulation:
@@ -154,8 +130,8 @@ def train(
         raise ParameterError(
             f"need epochs >= 1, probe_every >= 0, seed >= 0; got {epochs}, {probe_every}, {seed}"
         )
-    if out_dir is not None:
-        prepare_output_dir(out_dir)
+    if out_dir is not None:  # an unusable folder is one clear error before any training time is spent
+        io.make_dir(run_directory(out_dir, config.condition, seed), name="out_dir")
     torch.set_num_threads(1)  # tiny networks: threads cost more than they bring, and keep runs reproducible
     population = config.agents
     world_seed, *agent_seeds = np.random.SeedSequence(seed).spawn(1 + len(population))
@@ -239,10 +215,10 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def _write_tables(run_dir: Path, training_rows: list[dict], intention: list, multistep: list, n: int) -> None:
-    write_csv_atomic(_training_frame(training_rows, n), run_dir / "training.csv")
+    io.write_csv(run_dir / "training.csv", _training_frame(training_rows, n))
     if intention:
-        write_csv_atomic(_concat(intention), run_dir / "probe_intention.csv")
-        write_csv_atomic(_concat(multistep), run_dir / "probe_multistep.csv")
+        io.write_csv(run_dir / "probe_intention.csv", _concat(intention))
+        io.write_csv(run_dir / "probe_multistep.csv", _concat(multistep))
 
 
 def _progress_bar(total: int, description: str, enabled: bool):

@@ -1,9 +1,11 @@
 """`run_sweep`: the evaluation grid (policies x diagnostics x agent counts x seeds) -> the `episodes` table.
 
 Resume rule: an episode is done when a part in `out_dir/episodes/` holds its key (policy, diagnostic,
-num_agents, seed index, episode seed); a re-run with `resume=True` runs only the others, so a killed
-sweep loses at most its in-flight chunks and duplicates nothing. The directory is trusted: after changing
-a policy's code, use a new `out_dir` or `resume=False` (which deletes the earlier parts first).
+num_agents, seed index, episode seed); a re-run with `resume=True` (the default) runs only the others, so a
+killed sweep loses at most its in-flight chunks and duplicates nothing. Because the key holds the derived
+seed, sweeps with other grids or sweep seeds may share a folder; only a folder written by another library
+version (or by another job) is refused. The directory is trusted: after changing a policy's code, use a new
+`out_dir` or `overwrite=True` (which deletes the earlier results first).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from cogames_lib import __version__
+from cogames_lib import __version__, io
 from cogames_lib.outcomes import STATUS_ORDER
 from cogames_lib.parallel import progress_bar_class
 from cogames_lib.sweep import store
@@ -49,7 +51,7 @@ def plan_grid(plan: SweepPlan) -> tuple[list[tuple[Any, EpisodeTask]], list[tupl
     return tasks, skipped
 
 
-def _manifest(plan: SweepPlan, record_traces: bool) -> dict[str, Any]:
+def _parameters(plan: SweepPlan, record_traces: bool) -> dict[str, Any]:
     return {
         "sweep_id": plan.sweep_id,
         "sweep_seed": plan.sweep_seed,
@@ -106,6 +108,7 @@ def run_sweep(
     backend: str = "local",
     scheduler: Any = None,
     resume: bool = True,
+    overwrite: bool = False,
     progress: bool = True,
     record_traces: bool = False,
     sweep_seed: int = 0,
@@ -115,6 +118,7 @@ def run_sweep(
 
     policies: names ("noop", "random", "scripted", "scripted:-chorus", "pkg.module:Class") or PolicySpecs.
     diagnostics: "all" or names. agent_counts: ints. seeds: a number n (indices 0..n-1) or seed indices.
+    resume: continue a sweep folder (the default; see the module docstring); overwrite: delete it first.
     Returns the `episodes` table of the requested grid (see store.EPISODE_COLUMNS); `df.attrs` holds
     `skipped_cells` (policy, diagnostic, num_agents of every cell the diagnostic does not allow),
     `skipped_count`, `ran` (episodes run by this call) and `resumed` (episodes found on disk).
@@ -128,8 +132,16 @@ def run_sweep(
         logger.info(
             "skipped %d cells whose diagnostic does not allow the agent count: %s", len(skipped), shown
         )
-    store.prepare(plan.out_dir, resume, record_traces)
-    store.write_json_atomically(_manifest(plan, record_traces), plan.out_dir / store.MANIFEST)
+    io.prepare_out_dir(
+        plan.out_dir,
+        job="sweep",
+        params=_parameters(plan, record_traces),
+        resume=resume,
+        overwrite=overwrite,
+        compare=("library_version",),
+        name="out_dir",
+    )
+    store.prepare(plan.out_dir, record_traces)
     done = store.done_keys(plan.out_dir)
     todo = [
         (spec, task)
@@ -148,7 +160,7 @@ def run_sweep(
         finally:  # on an error or Ctrl-C too: stop the pool or cluster now, not at garbage collection
             completed.close()
     table = _collect(plan, tasks)
-    store.write_atomically(table, plan.out_dir / store.TABLE)
+    io.write_parquet(plan.out_dir / store.TABLE, table)
     table.attrs.update(
         skipped_cells=[list(cell) for cell in skipped],
         skipped_count=len(skipped),

@@ -1,12 +1,12 @@
 """Durable sweep results on disk: parquet parts written atomically, read back for resume.
 
 Layout of `out_dir`:
-    sweep.json                 the parameters of the last sweep run into this directory
+    manifest.json              the parameters of the last sweep run into this directory (`io.prepare_out_dir`)
     episodes/part-<key>.parquet  one part per finished chunk of episodes (plain columns, no categories)
     traces/part-<key>.parquet    the same chunk's traces (only with record_traces=True)
     episodes.parquet           the whole table of the last sweep (categorical columns), written at its end
 
-A part is written to a temporary file in the same directory and then `os.replace`d into its name, so a
+A part is written atomically (`cogames_lib.io`: a temporary file in the same directory, then renamed), so a
 part is either complete or absent: a sweep killed at any instant leaves no half-written part. The trace
 part of a chunk is renamed into place before its episode part, so a chunk whose episodes are on disk
 always has its traces too; a trace part without its episode part (a kill in between) is an orphan and is
@@ -15,15 +15,14 @@ removed on resume, before its episodes run again.
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from cogames_lib.errors import DataFileError, ParameterError
+from cogames_lib import io
+from cogames_lib.errors import DataFileError
 from cogames_lib.sweep.seeds import stable_hash
 
 EPISODE_COLUMNS: tuple[str, ...] = (
@@ -59,8 +58,6 @@ _DTYPES = {
     "episode_seed": "int64",
 }
 _PART_GLOB = "part-*.parquet"
-_TEMP_SUFFIX = ".tmp"
-MANIFEST = "sweep.json"
 TABLE = "episodes.parquet"
 
 
@@ -75,21 +72,6 @@ def traces_dir(out_dir: Path) -> Path:
 def part_name(keys: Iterable[tuple]) -> str:
     """A part's file name from the keys of its episodes: the same chunk always gets the same name."""
     return f"part-{stable_hash(*sorted(map(repr, keys)), bits=64):016x}.parquet"
-
-
-def write_atomically(frame: pd.DataFrame, path: Path) -> None:
-    """Write a parquet file under a temporary name in the same directory, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}{_TEMP_SUFFIX}")
-    frame.to_parquet(temporary, index=False)
-    os.replace(temporary, path)
-
-
-def write_json_atomically(data: dict[str, Any], path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}{_TEMP_SUFFIX}")
-    temporary.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
 
 
 def episode_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -114,30 +96,16 @@ def read_parts(directory: Path, columns: Iterable[str] | None = None) -> pd.Data
     return pd.concat(frames, ignore_index=True)
 
 
-def prepare(out_dir: Path, resume: bool, record_traces: bool = False) -> None:
-    """Make the directories; drop temporary files of a killed run; without resume, drop earlier parts.
+def prepare(out_dir: Path, record_traces: bool = False) -> None:
+    """Make the part directories of a folder `io.prepare_out_dir` accepted; drop what a killed run left.
 
-    With `record_traces`, episode parts that were run without traces are dropped too, so their episodes
-    run again and get the traces the caller asked for (resuming them would silently give none).
-    The sweep's first write: an out_dir that cannot be created or written is a `ParameterError` here,
-    before any episode runs.
+    Temporary files and orphan trace parts go. With `record_traces`, episode parts that were run without
+    traces are dropped too, so their episodes run again and get the traces the caller asked for (resuming
+    them would silently give none).
     """
-    try:
-        _prepare(out_dir, resume, record_traces)
-    except OSError as error:
-        raise ParameterError(
-            f"out_dir: cannot write sweep results under {str(out_dir)!r} ({error.strerror or error})"
-        ) from None
-
-
-def _prepare(out_dir: Path, resume: bool, record_traces: bool) -> None:
     for directory in (episodes_dir(out_dir), traces_dir(out_dir)):
         directory.mkdir(parents=True, exist_ok=True)
-        for temporary in directory.glob(f".*{_TEMP_SUFFIX}"):
-            temporary.unlink()
-        if not resume:
-            for part in directory.glob(_PART_GLOB):
-                part.unlink()
+        io.remove_temporary_files(directory)
     finished = {path.name for path in episodes_dir(out_dir).glob(_PART_GLOB)}
     traced = set()
     for trace_part in traces_dir(out_dir).glob(_PART_GLOB):
@@ -159,5 +127,5 @@ def done_keys(out_dir: Path) -> set[tuple]:
 def write_chunk(out_dir: Path, name: str, episodes: pd.DataFrame, traces: pd.DataFrame | None) -> None:
     """Traces first, episodes last: the episode part's rename is the commit point of the chunk."""
     if traces is not None:
-        write_atomically(traces, traces_dir(out_dir) / name)
-    write_atomically(episodes, episodes_dir(out_dir) / name)
+        io.write_parquet(traces_dir(out_dir) / name, traces)
+    io.write_parquet(episodes_dir(out_dir) / name, episodes)

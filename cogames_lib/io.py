@@ -1,0 +1,273 @@
+"""Writing files and output folders safely: the one place that knows how.
+
+Atomic writes: every file goes to a temporary name in its own folder (`.<name>.<random>.tmp`), is
+flushed to disk, then renamed over the target, so a reader (or a resumed run) sees either the old file
+or the whole new one, never half of one. The temporary file is removed on any failure, Ctrl-C included.
+
+Output folders (`prepare_out_dir`): a run writes into a folder that is new, empty, or holds an earlier
+run of the same job. The folder's `manifest.json` records the parameters, the code version and the
+creation time, so a later call can tell "continue that run" (`resume`, parameters must match) from
+"another run is here" (refused unless `overwrite`). A folder inside an input tree is always refused:
+inputs are never modified. Files this module did not write (no manifest) are never deleted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cogames_lib.errors import ParameterError
+from cogames_lib.paths import PROJECT_ROOT
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MANIFEST_FILE = "manifest.json"
+TEMP_SUFFIX = ".tmp"
+TEMP_GLOB = f".*{TEMP_SUFFIX}"  # what a killed writer can leave behind (see `remove_temporary_files`)
+_FILE_MODE = 0o644  # mkstemp makes 0600; results are meant to be shared and served
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike[str], suffix: str = TEMP_SUFFIX) -> Iterator[Path]:
+    """Yield a temporary path next to `path`; when the block ends normally, sync it and rename it into place.
+
+    On any exception (KeyboardInterrupt too) the temporary file is removed and the target is untouched.
+    `suffix`: for writers that insist on an extension (papermill wants `.ipynb`).
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
+    os.close(handle)
+    temporary = Path(name)
+    try:
+        os.chmod(temporary, _FILE_MODE)
+        yield temporary
+        _sync(temporary)
+        os.replace(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _sync(path: Path) -> None:
+    # About a millisecond per file here: cheap next to what produced it, and without it a power cut
+    # right after the rename can leave an empty file under the final name.
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def write_with(path: str | os.PathLike[str], write: Callable[[Path], object]) -> Path:
+    """Atomically write `path` with `write(temporary_path)` (for formats this module does not name)."""
+    with atomic_path(path) as temporary:
+        write(temporary)
+    return Path(path)
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
+    return write_with(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
+    return write_with(path, lambda temporary: temporary.write_bytes(data))
+
+
+def write_json(path: str | os.PathLike[str], data: Any, *, sort_keys: bool = False) -> Path:
+    """JSON with a 2-space indent and a final newline."""
+    return write_text(path, json.dumps(data, indent=2, sort_keys=sort_keys) + "\n")
+
+
+def write_csv(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
+    """A DataFrame as CSV without its index."""
+    return write_with(path, lambda temporary: frame.to_csv(temporary, index=False))
+
+
+def write_parquet(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
+    """A DataFrame as parquet without its index (categorical columns keep their categories)."""
+    return write_with(path, lambda temporary: frame.to_parquet(temporary, index=False))
+
+
+def write_torch(path: str | os.PathLike[str], payload: Any) -> Path:
+    """`torch.save(payload)`; torch is imported only here, so this module stays light."""
+    import torch
+
+    return write_with(path, lambda temporary: torch.save(payload, temporary))
+
+
+def remove_temporary_files(folder: str | os.PathLike[str]) -> int:
+    """Delete the temporary files a killed writer left in `folder` (not recursive); returns how many."""
+    removed = 0
+    for temporary in Path(folder).glob(TEMP_GLOB):
+        if temporary.is_file():
+            temporary.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def code_version(root: str | os.PathLike[str] = PROJECT_ROOT) -> str | None:
+    """The short git commit of `root`, or None outside a git checkout (e.g. an installed wheel)."""
+    try:
+        completed = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return (completed.stdout.strip() or None) if completed.returncode == 0 else None
+
+
+def make_dir(path: str | os.PathLike[str], name: str = "out") -> Path:
+    """Create a folder (and parents) below an output folder already prepared; one-line error if impossible."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ParameterError(f"{name}: cannot write to {str(folder)!r} ({error.strerror or error})") from None
+    return folder
+
+
+def _plain_json(value: Any) -> Any:
+    """`value` as it reads back from JSON (tuples become lists, paths and other objects their str)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def read_manifest(out_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The manifest of a folder a run wrote, or None if it has none."""
+    path = Path(out_dir) / MANIFEST_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def prepare_out_dir(
+    out_dir: str | os.PathLike[str],
+    *,
+    job: str,
+    params: Mapping[str, Any],
+    inputs: Iterable[str | os.PathLike[str]] = (),
+    resume: bool = False,
+    overwrite: bool = False,
+    compare: Iterable[str] | None = None,
+    name: str = "out",
+) -> Path:
+    """Check and create an output folder, then record this run in its `manifest.json`; returns the folder.
+
+    `job` names what writes the folder ("sweep", "report", ...): a folder of another job is never resumed.
+    - a folder inside an input tree (or equal to one) is refused;
+    - a missing or empty folder is created;
+    - a folder with an earlier run's manifest: `resume` continues it when the recorded parameters named in
+      `compare` (default: all of `params`) are equal to these, else the error names the ones that differ;
+      `overwrite` deletes its contents first (and wins over `resume`); neither is refused;
+    - a non-empty folder without a manifest holds files no run of ours wrote: refused, never deleted.
+    `name` is the parameter the messages name (e.g. "--out"). Every refusal is a one-line `ParameterError`.
+    """
+    try:
+        return _prepare(Path(out_dir).expanduser(), job, params, inputs, resume, overwrite, compare, name)
+    except OSError as error:  # e.g. a parent that is a file, no permission, a full disk
+        raise ParameterError(
+            f"{name}: cannot write to {str(out_dir)!r} ({error.strerror or error})"
+        ) from None
+
+
+def _prepare(
+    folder: Path,
+    job: str,
+    params: Mapping[str, Any],
+    inputs: Iterable[str | os.PathLike[str]],
+    resume: bool,
+    overwrite: bool,
+    compare: Iterable[str] | None,
+    name: str,
+) -> Path:
+    resolved = folder.resolve()
+    for source in inputs:
+        source_path = Path(source).expanduser().resolve()
+        if _inside(resolved, source_path):
+            raise ParameterError(
+                f"{name}: {str(folder)!r} is inside the input {str(source)!r}; inputs are never written to, "
+                "choose a folder outside it"
+            )
+        if overwrite and _inside(source_path, resolved):
+            raise ParameterError(
+                f"{name}: overwriting {str(folder)!r} would delete the input {str(source)!r} inside it"
+            )
+    if folder.exists() and not folder.is_dir():
+        raise ParameterError(f"{name}: {str(folder)!r} exists and is not a folder")
+    recorded = _plain_json(dict(params))
+    if folder.is_dir() and any(folder.iterdir()):
+        _check_earlier_run(folder, job, recorded, resume, overwrite, compare, name)
+    folder.mkdir(parents=True, exist_ok=True)
+    write_json(
+        folder / MANIFEST_FILE,
+        {
+            "job": job,
+            "parameters": recorded,
+            "code_version": code_version(),
+            "created": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        },
+    )
+    return folder
+
+
+def _check_earlier_run(
+    folder: Path,
+    job: str,
+    params: dict[str, Any],
+    resume: bool,
+    overwrite: bool,
+    compare: Iterable[str] | None,
+    name: str,
+) -> None:
+    manifest = read_manifest(folder)
+    if manifest is None:
+        raise ParameterError(
+            f"{name}: {str(folder)!r} is not empty and holds no {MANIFEST_FILE}, so no cogames-lib run wrote "
+            "it; choose a new or empty folder (its files are never deleted)"
+        )
+    if overwrite:
+        for entry in folder.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+        return
+    earlier = manifest.get("parameters", {})
+    if manifest.get("job") != job:
+        raise ParameterError(
+            f"{name}: {str(folder)!r} holds the outputs of a {manifest.get('job')!r} run, not of a {job!r} run; "
+            "choose another folder (or --overwrite / overwrite=True to replace it)"
+        )
+    if not resume:
+        raise ParameterError(
+            f"{name}: {str(folder)!r} holds an earlier {job} run (created {manifest.get('created', '?')}); "
+            "resume it (--resume / resume=True) or replace it (--overwrite / overwrite=True)"
+        )
+    keys = list(params) if compare is None else list(compare)
+    differ = [key for key in keys if earlier.get(key) != params.get(key)]
+    if differ:
+        shown = "; ".join(f"{key} was {earlier.get(key)!r}, now {params.get(key)!r}" for key in differ)
+        raise ParameterError(
+            f"{name}: cannot resume the run in {str(folder)!r}, its parameters differ ({shown}); "
+            "use --overwrite or another folder"
+        )
