@@ -3,7 +3,8 @@
 Code cells are hidden (outputs only), images are embedded as data URIs, and the loaders nbconvert's lab
 template pulls from a CDN (require.js, MathJax, mermaid, widgets) are removed by a small template that
 extends it. Text outputs (logs, tracebacks, DataFrames) are escaped by nbconvert; nothing here inserts
-raw HTML from a notebook.
+raw HTML from a notebook. What cells printed to stderr (progress bars, warnings) is moved into one
+collapsed "Run log" section at the end of the page (`runlog.py`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from jinja2 import DictLoader
 
 from cogames_lib import io
+from cogames_lib.report.runlog import move_stderr_to_run_log
 
 TEMPLATE_NAME = "cogames_offline.html.j2"
 # Every block that would load a script or font from the network is emptied.
@@ -26,6 +28,8 @@ OFFLINE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 <style>
   body { max-width: 1200px; margin: 0 auto; padding: 0 1em; }
   .cogames-back { font-family: sans-serif; margin: 1em 0; }
+  .cogames-run-log { margin: 2em 0; font-family: sans-serif; }
+  .cogames-run-log pre { white-space: pre-wrap; font-size: 0.85em; background: #f6f6f6; padding: 0.5em; }
 </style>
 {%- endblock extra_css -%}
 {%- block body_header -%}
@@ -59,5 +63,6 @@ def export_html(notebook_path: str | os.PathLike[str], html_path: str | os.PathL
 
     notebook = nbformat.read(notebook_path, as_version=4)
     notebook.metadata["title"] = title
+    move_stderr_to_run_log(notebook)
     body, _resources = html_exporter().from_notebook_node(notebook)
     return io.write_text(html_path, body)

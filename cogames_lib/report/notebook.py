@@ -107,8 +107,23 @@ def read_summary(out_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int = 90) -> Path:
+def headline_table(headline: Mapping[str, Any]) -> pd.DataFrame:
+    """The headline numbers as a two-column table for the page ("what", "value"): names in words
+    ("pass rate (scripted)" for `pass_rate[scripted]`), so a reader never sees a Python dict."""
+
+    def words(key: str) -> str:
+        name, _, group = key.partition("[")
+        label = name.replace("_", " ")
+        return f"{label} ({group.rstrip(']').replace('/', ', ')})" if group else label
+
+    return pd.DataFrame(
+        {"what": [words(str(k)) for k in headline], "value": [_plain(v) for v in headline.values()]}
+    )
+
+
+def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int = 90) -> None:
     """Save a figure as `name.png` in out_dir, display that same PNG in the notebook, and close the figure.
+    Returns nothing, so a `show(...)` ending a cell prints no `PosixPath(...)` line on the page.
 
     The figure is rendered once: the notebook shows the PNG bytes that were written (re-rendering through
     the inline backend would double the drawing time), and closing stops the backend showing it again.
@@ -121,7 +136,7 @@ def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int = 90)
     figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")  # never clip an outside legend
     plt.close(figure)
     png = buffer.getvalue()
-    path = io.write_bytes(Path(out_dir) / f"{name}.png", png)
+    io.write_bytes(Path(out_dir) / f"{name}.png", png)
     try:
         from IPython import get_ipython
         from IPython.display import Image, display
@@ -130,4 +145,4 @@ def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int = 90)
             display(Image(data=png, format="png"))
     except ImportError:  # plain Python without IPython: the file is the result
         pass
-    return path
+    return None
