@@ -35,6 +35,18 @@ class DataFileError(CogamesLibError, ValueError):
     """An input data file (task definitions, probe CSV, orientation file...) is malformed."""
 
 
+class TaskError(CogamesLibError):
+    """A task fanned out by `cogames_lib.parallel` crashed (raised, or its worker process died).
+
+    The message names the task; `task` is its input and `traceback_text` the worker's traceback ("" when
+    the worker died without one)."""
+
+    def __init__(self, message: str, *, task: object = None, traceback_text: str = "") -> None:
+        super().__init__(message)
+        self.task = task
+        self.traceback_text = traceback_text
+
+
 class ReportError(CogamesLibError):
     """A report could not be produced (a notebook failed or timed out)."""
 

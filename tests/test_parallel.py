@@ -1,12 +1,42 @@
+"""cogames_lib.parallel: task order whatever the backend, crash reports, killed workers, Ctrl-C, Dask."""
+
 from __future__ import annotations
 
+import os
+import signal
 import threading
+import time
 
-from cogames_lib.parallel import process_pool, progress_bar_class, start_method
+import pytest
+
+from cogames_lib.errors import ParameterError, TaskError
+from cogames_lib.parallel import FanOut, fan_out, progress_bar_class, start_method
+
+TASKS = list(range(12))
 
 
-def _square(value: int) -> int:
-    return value * value
+def _slow_square(value: int) -> tuple[int, int]:
+    # the first tasks take longest, so completion order is the reverse of task order on a pool
+    time.sleep(0.02 * (len(TASKS) - value) / len(TASKS))
+    return value, value * value
+
+
+def _fails_on_seven(value: int) -> int:
+    if value == 7:
+        raise ValueError(f"cannot handle {value}")
+    return value
+
+
+def _killed_on_five(value: int) -> int:
+    if value == 5:
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(0.05)
+    return value
+
+
+def _pid_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
 
 
 def test_fork_only_without_other_threads() -> None:
@@ -20,10 +50,94 @@ def test_fork_only_without_other_threads() -> None:
         helper.join()
 
 
-def test_pool_runs_work_and_the_progress_bar_starts_no_thread() -> None:
+def test_the_progress_bar_starts_no_thread() -> None:
     threads_before = threading.active_count()
     with progress_bar_class()(total=3, disable=False) as bar:
         bar.update(3)
         assert threading.active_count() == threads_before
-    with process_pool(2, preload=["tests.test_parallel"]) as pool:
-        assert list(pool.map(_square, range(5))) == [0, 1, 4, 9, 16]
+
+
+def test_results_come_in_task_order_whatever_the_backend_and_worker_count() -> None:
+    expected = [(value, value * value) for value in TASKS]
+    assert fan_out(_slow_square, TASKS, progress=False) == expected
+    assert fan_out(_slow_square, TASKS, workers=2, backend="process", progress=False) == expected
+    assert fan_out(_slow_square, TASKS, workers=3, backend="local", progress=False) == expected
+    assert (
+        fan_out(_slow_square, TASKS, workers=2, backend="process", start="spawn", progress=False) == expected
+    )
+    assert fan_out(_slow_square, [], workers=2, backend="process", progress=False) == []
+
+
+def test_one_bar_counts_the_work_each_result_stands_for(capsys: pytest.CaptureFixture) -> None:
+    with FanOut(workers=2, backend="process", total=30, description="squares", unit="item") as fan:
+        first = list(fan.map(_slow_square, range(5), advance=lambda task, result: 2))
+        second = list(fan.map(_slow_square, range(5, 9), advance=lambda task, result: 5))
+        assert fan._bar.n == 30 and fan._bar.total == 30
+    assert [value for value, _ in first + second] == list(range(9))
+    assert capsys.readouterr().err.count("squares: 100%") >= 1
+
+
+@pytest.mark.parametrize("backend", ["serial", "process"])
+def test_a_crashed_task_is_one_task_error_with_its_input_and_the_remote_traceback(backend: str) -> None:
+    with pytest.raises(TaskError) as caught:
+        fan_out(_fails_on_seven, TASKS, workers=2, backend=backend, progress=False)
+    error = caught.value
+    assert str(error) == "task 7 failed: ValueError: cannot handle 7"
+    assert error.task == 7
+    assert "_fails_on_seven" in error.traceback_text and 'raise ValueError(f"cannot handle {value}")' in (
+        error.traceback_text
+    )
+
+
+def test_a_worker_killed_by_a_signal_is_reported_with_its_task() -> None:
+    with pytest.raises(TaskError) as caught:
+        fan_out(_killed_on_five, TASKS, workers=2, backend="process", progress=False)
+    assert str(caught.value).startswith("task 5 failed: its worker process died (killed by signal SIGKILL")
+    assert caught.value.task == 5
+
+
+def test_ctrl_c_cancels_pending_tasks_and_stops_the_workers() -> None:
+    with pytest.raises(KeyboardInterrupt), FanOut(workers=2, backend="process", progress=False) as fan:
+        results = fan.map(_pid_after, [0.01, 0.01] + [30.0] * 6)
+        first = next(results)
+        workers = list(fan._pool._processes.values())
+        raise KeyboardInterrupt  # what Ctrl-C raises in the parent while it waits for results
+    assert first > 0 and workers
+    assert all(not process.is_alive() for process in workers)  # not left running the 30 s tasks
+
+
+def test_workers_ignore_sigint_so_only_the_parent_reacts(tmp_path) -> None:
+    with FanOut(workers=1, backend="process", progress=False) as fan:
+        results = fan.map(_pid_after, [0.5])
+        time.sleep(0.2)
+        for process in fan._pool._processes.values():
+            os.kill(process.pid, signal.SIGINT)
+        assert list(results) == [process.pid for process in fan._pool._processes.values()]
+
+
+def test_bad_options_are_parameter_errors() -> None:
+    with pytest.raises(ParameterError, match="backend: must be one of"):
+        fan_out(_slow_square, TASKS, backend="threads")
+    with pytest.raises(ParameterError, match="workers: must be an integer >= 1, got 0"):
+        fan_out(_slow_square, TASKS, workers=0)
+
+
+@pytest.mark.slow
+def test_the_dask_backend_gives_the_same_results_and_the_same_crash_report() -> None:
+    distributed = pytest.importorskip("distributed")
+    expected = fan_out(_slow_square, TASKS, progress=False)
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=2, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        assert fan_out(_slow_square, TASKS, backend="dask", scheduler=client, progress=False) == expected
+        by_address = fan_out(
+            _slow_square, TASKS, backend="dask", scheduler=cluster.scheduler_address, progress=False
+        )
+        assert by_address == expected
+        with pytest.raises(TaskError, match=r"^task 7 failed: ValueError: cannot handle 7$") as caught:
+            fan_out(_fails_on_seven, TASKS, backend="dask", scheduler=client, progress=False)
+        assert "_fails_on_seven" in caught.value.traceback_text
+        assert client.status == "running"  # a client the caller passed in is left open

@@ -18,7 +18,7 @@ from typing import Any
 from cogames_lib.mindcraft.discovery import SkippedFolder, decide_folder
 from cogames_lib.mindcraft.runs import extract_result
 from cogames_lib.mindcraft.tasks import task_definition_metrics
-from cogames_lib.parallel import process_pool, progress_bar_class
+from cogames_lib.parallel import FanOut
 
 # Imported once in a forkserver (when this process already runs threads, e.g. in Jupyter).
 WORKER_PRELOAD = ["cogames_lib.mindcraft.collect"]
@@ -42,12 +42,18 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _process_chunk(
-    chunk: list[Candidate], definitions: Mapping[str, Any]
-) -> list[tuple[tuple[int, tuple[str, ...]], str, Any]]:
-    """Decide and (for task folders) parse each candidate: one directory scan per folder."""
+Decided = list[tuple[tuple[int, tuple[str, ...]], str, Any]]
+
+
+def _process_chunk(job: tuple[list[Candidate], Mapping[str, Any]]) -> Decided:
+    """Decide and (for task folders) parse each candidate of a (chunk, definitions) job: one directory
+    scan per folder."""
     with _gc_paused():
-        return _process_chunk_unpaused(chunk, definitions)
+        return _process_chunk_unpaused(*job)
+
+
+def _task_count(job: Any, output: Decided) -> int:
+    return sum(1 for _, action, _ in output if action == "task")
 
 
 def _process_chunk_unpaused(
@@ -94,45 +100,40 @@ def collect_runs(
     processes; the result is identical for any number of workers (sorted walk order, deduplicated)."""
     real_roots = [os.path.realpath(root) for root in roots]
     pending: list[Candidate] = [(index, (), os.path.normpath(root), 0) for index, root in enumerate(roots)]
-    decided: list[tuple[tuple[int, tuple[str, ...]], str, Any]] = []
-    pool = process_pool(workers, preload=WORKER_PRELOAD) if workers > 1 else None
-    try:
-        with (
-            progress_bar_class()(desc="task folders", unit="folder", disable=not progress) as bar,
-            _gc_paused(),
-        ):
-            while pending:
-                chunks = _chunks(pending, chunk_size)
-                jobs = [
-                    (
-                        chunk,
-                        {
-                            name: definitions[name]
-                            for _, _, path, _ in chunk
-                            if (name := os.path.basename(path)) in definitions
-                        },
-                    )
-                    for chunk in chunks
-                ]
-                if pool is None or len(chunks) == 1:
-                    outputs = (_process_chunk(chunk, subset) for chunk, subset in jobs)
-                else:
-                    outputs = pool.map(_process_chunk, *zip(*jobs, strict=True))
-                next_pending: list[Candidate] = []
-                for (chunk, _), output in zip(jobs, outputs, strict=True):
-                    for (key, action, payload), candidate in zip(output, chunk, strict=True):
-                        decided.append((key, action, payload))
-                        if action == "walk":
-                            root_index, parts, path, depth = candidate
-                            next_pending.extend(
-                                (root_index, (*parts, name), os.path.join(path, name), depth + 1)
-                                for name in payload
-                            )
-                    bar.update(sum(1 for _, action, _ in output if action == "task"))
-                pending = next_pending
-    finally:
-        if pool is not None:
-            pool.shutdown()
+    decided: Decided = []
+    with (
+        FanOut(
+            workers=workers,
+            progress=progress,
+            description="task folders",
+            unit="folder",
+            preload=WORKER_PRELOAD,
+        ) as fan,
+        _gc_paused(),
+    ):
+        while pending:
+            jobs = [
+                (
+                    chunk,
+                    {
+                        name: definitions[name]
+                        for _, _, path, _ in chunk
+                        if (name := os.path.basename(path)) in definitions
+                    },
+                )
+                for chunk in _chunks(pending, chunk_size)
+            ]
+            next_pending: list[Candidate] = []
+            for (chunk, _), output in zip(jobs, fan.map(_process_chunk, jobs, _task_count), strict=True):
+                for (key, action, payload), candidate in zip(output, chunk, strict=True):
+                    decided.append((key, action, payload))
+                    if action == "walk":
+                        root_index, parts, path, depth = candidate
+                        next_pending.extend(
+                            (root_index, (*parts, name), os.path.join(path, name), depth + 1)
+                            for name in payload
+                        )
+            pending = next_pending
     decided.sort(key=lambda item: item[0])
     runs: list[dict[str, Any]] = []
     skipped: list[SkippedFolder] = []

@@ -2,8 +2,8 @@
 
 Layout of `reports/NAME/`: `<notebook>.ipynb` (executed), `<notebook>.html` (its page), `<notebook>/`
 (the tables, figures and summary.json the notebook wrote), and `index.html`, written last. Notebooks run
-one after another, or in separate processes with `jobs > 1` (papermill changes the process's working
-directory, so threads would race).
+one after another, or in separate processes with `jobs > 1` (`cogames_lib.parallel`; papermill changes the
+process's working directory, so threads would race).
 
 `out_dir` follows `cogames_lib.io.prepare_out_dir`: a folder holding an earlier report needs `resume=True`
 (same profile and notebooks folder: every notebook runs again in place, and the sweeps inside continue from
@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from multiprocessing import get_context
 from pathlib import Path
 
 from cogames_lib import io
 from cogames_lib.errors import ParameterError
+from cogames_lib.parallel import fan_out
 from cogames_lib.paths import NOTEBOOKS_DIR, PROJECT_ROOT
 from cogames_lib.report.execute import OK, execute_notebook
 from cogames_lib.report.export import export_html
@@ -43,9 +42,8 @@ class ReportResult:
         return all(report.ok for report in self.notebooks)
 
 
-def _run_one(
-    run: NotebookRun, notebooks_dir: str, out_dir: str, cell_timeout_s: float | None
-) -> NotebookReport:
+def _run_one(job: tuple[NotebookRun, str, str, float | None]) -> NotebookReport:
+    run, notebooks_dir, out_dir, cell_timeout_s = job
     out = Path(out_dir)
     notebook_out = io.make_dir(out / run.notebook)
     (notebook_out / SUMMARY_FILE).unlink(missing_ok=True)  # a stale summary must not pose as this run's
@@ -95,8 +93,6 @@ def run_report(
     `jobs`: notebooks run at the same time (default: the profile's). resume / overwrite: see the module
     docstring.
     """
-    from tqdm.auto import tqdm
-
     chosen = get_profile(profile) if isinstance(profile, str) else profile
     jobs = chosen.jobs if jobs is None else jobs
     if jobs < 1:
@@ -122,27 +118,18 @@ def run_report(
     (out / INDEX_FILE).unlink(missing_ok=True)  # until this run's index exists, there is no report
     timeout = cell_timeout_s if cell_timeout_s is not None else chosen.cell_timeout_s
     started = time.perf_counter()
-    bar = tqdm(total=len(chosen.runs), desc=f"report {chosen.name}", unit="notebook", disable=not progress)
-    reports: dict[str, NotebookReport] = {}
-    if jobs == 1:
-        for run in chosen.runs:
-            bar.set_postfix_str(run.notebook)
-            reports[run.notebook] = _run_one(run, str(source.resolve()), str(out.resolve()), timeout)
-            bar.update()
-    else:
-        with ProcessPoolExecutor(
-            max_workers=min(jobs, len(chosen.runs)), mp_context=get_context("spawn")
-        ) as pool:
-            futures = {
-                pool.submit(_run_one, run, str(source.resolve()), str(out.resolve()), timeout): run
-                for run in chosen.runs
-            }
-            for future in as_completed(futures):
-                report = future.result()
-                reports[report.notebook] = report
-                bar.update()
-    bar.close()
-    ordered = tuple(reports[run.notebook] for run in chosen.runs)
+    ordered = tuple(
+        fan_out(
+            _run_one,
+            [(run, str(source.resolve()), str(out.resolve()), timeout) for run in chosen.runs],
+            workers=max(1, min(jobs, len(chosen.runs))),
+            start="spawn",  # a clean interpreter per notebook runner: no state from this process
+            progress=progress,
+            description=f"report {chosen.name}",
+            unit="notebook",
+            describe=lambda job: f"notebook {job[0].notebook}",
+        )
+    )
     run_time = time.perf_counter() - started
     page = render_index(
         ordered,

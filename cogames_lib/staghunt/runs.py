@@ -1,4 +1,5 @@
-"""Many training runs (conditions x seeds) in parallel: a local process pool or Dask, same results.
+"""Many training runs (conditions x seeds) in parallel (`cogames_lib.parallel`): local processes or Dask,
+same results.
 
 Each run is independent and fully determined by (config, seed), so the worker count and the backend
 never change a number. Combined tables (`training_all.csv`, `probe_intention_all.csv`,
@@ -21,6 +22,7 @@ import pandas as pd
 
 from cogames_lib import io
 from cogames_lib.errors import ParameterError
+from cogames_lib.parallel import fan_out
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS
 from cogames_lib.staghunt.sorrel_io import require_folder
 from cogames_lib.staghunt.train import (
@@ -69,9 +71,10 @@ def validate_probe_parameters(
         raise ParameterError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
 
 
-def _one_run(config: TrainConfig, epochs: int, probe_every: int, seed: int, out_dir: str) -> dict[str, Any]:
+def _one_run(job: tuple[TrainConfig, int, int, int, str]) -> dict[str, Any]:
     import time
 
+    config, epochs, probe_every, seed, out_dir = job
     started = time.perf_counter()
     result = train(config, epochs, probe_every, seed, out_dir, progress=False)
     return _run_row(
@@ -119,8 +122,8 @@ def train_many(
     """Train every (config, seed) pair; returns one row per run (`RUN_COLUMNS`) and writes combined tables.
 
     backend="local": `workers` processes (1 = in this process). backend="dask": `scheduler` is a
-    `dask.distributed.Client`, a scheduler address, or None for a threaded in-process client with
-    `workers` workers. resume / overwrite: see the module docstring.
+    `dask.distributed.Client`, a scheduler address, or None for a private local cluster of `workers`
+    processes (`cogames_lib.parallel.FanOut`). resume / overwrite: see the module docstring.
     """
     configs = [preset(c) if isinstance(c, str) else c for c in configs_or_conditions]
     validate_probe_parameters(epochs=epochs, seeds=list(seeds), workers=workers, backend=backend)
@@ -152,54 +155,27 @@ def train_many(
     finished = {index: _finished_row(job[0], epochs, job[3], job[4]) for index, job in enumerate(jobs)}
     done = {index: row for index, row in finished.items() if row is not None}
     jobs = [job for index, job in enumerate(jobs) if index not in done]
-    if not jobs:
-        rows = []
-    elif backend == "dask":
-        rows = _run_dask(jobs, workers, scheduler, progress)
-    elif workers == 1:
-        rows = [_one_run(*job) for job in _bar(jobs, progress)]
-    else:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        # spawn, not fork: torch's thread pools are not fork-safe
-        with ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn")
-        ) as pool:
-            rows = list(_bar(pool.map(_one_run, *zip(*jobs, strict=True)), progress, total=len(jobs)))
+    rows = fan_out(
+        _one_run,
+        jobs,
+        workers=min(workers, max(1, len(jobs))),
+        backend=backend,
+        scheduler=scheduler,
+        progress=progress,
+        description="runs",
+        unit="run",
+        start="spawn",  # torch's thread pools are not fork-safe
+        describe=_describe_job,
+    )
     ran = iter(rows)
     rows = [done[index] if index in done else next(ran) for index in range(len(run_keys))]
     combine_run_tables(out_dir, run_keys)
     return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
 
 
-def _run_dask(jobs: list[tuple], workers: int, scheduler: Any, progress: bool) -> list[dict]:
-    from dask.distributed import Client
-
-    own_client = not isinstance(scheduler, Client)
-    if scheduler is None:
-        client = Client(processes=False, n_workers=workers, threads_per_worker=1, dashboard_address=None)
-    elif own_client:
-        try:
-            client = Client(scheduler)
-        except (OSError, ValueError) as error:  # unreachable, not a scheduler, or not an address at all
-            raise ParameterError(
-                f"scheduler: cannot connect to the Dask scheduler {scheduler!r} ({error})"
-            ) from None
-    else:
-        client = scheduler
-    try:
-        futures = [client.submit(_one_run, *job, pure=False) for job in jobs]
-        return [future.result() for future in _bar(futures, progress)]
-    finally:
-        if own_client:
-            client.close()
-
-
-def _bar(items: Any, enabled: bool, total: int | None = None) -> Any:
-    from tqdm.auto import tqdm
-
-    return tqdm(items, total=total, desc="runs", unit="run", disable=not enabled)
+def _describe_job(job: tuple[TrainConfig, int, int, int, str]) -> str:
+    config, epochs, probe_every, seed, _ = job
+    return f"{config.condition} seed {seed} ({epochs} epochs, probes every {probe_every})"
 
 
 def combine_run_tables(out_dir: str | Path, runs: Sequence[tuple[str, int]]) -> dict[str, pd.DataFrame]:

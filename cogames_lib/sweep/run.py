@@ -18,9 +18,16 @@ import pandas as pd
 
 from cogames_lib import __version__, io
 from cogames_lib.outcomes import STATUS_ORDER
-from cogames_lib.parallel import progress_bar_class
+from cogames_lib.parallel import FanOut
 from cogames_lib.sweep import store
-from cogames_lib.sweep.runner import Chunk, EpisodeTask, execute, make_chunks
+from cogames_lib.sweep.runner import (
+    WORKER_PRELOAD,
+    Chunk,
+    EpisodeTask,
+    describe_chunk,
+    make_chunks,
+    run_chunk,
+)
 from cogames_lib.sweep.seeds import episode_seed
 from cogames_lib.sweep.traces import chunk_traces
 from cogames_lib.sweep.validate import SweepPlan, validate_sweep_parameters
@@ -149,16 +156,21 @@ def run_sweep(
         if (str(spec.name), task.diagnostic, task.num_agents, task.seed, task.episode_seed) not in done
     ]
     chunks = make_chunks(todo, plan.workers, record_traces, chunk_size)
-    completed = execute(chunks, plan.backend, plan.workers, plan.scheduler)  # workers start before the bar
-    with progress_bar_class()(
-        total=len(tasks), initial=len(tasks) - len(todo), unit="episode", desc="sweep", disable=not progress
-    ) as bar:
-        try:
-            for chunk, results in completed:
-                _write_chunk(plan, chunk, results)
-                bar.update(len(results))
-        finally:  # on an error or Ctrl-C too: stop the pool or cluster now, not at garbage collection
-            completed.close()
+    with FanOut(
+        workers=min(plan.workers, max(1, len(chunks))),
+        backend="dask" if plan.backend == "dask" else "local",
+        scheduler=plan.scheduler,
+        progress=progress,
+        description="sweep",
+        unit="episode",
+        total=len(tasks),
+        initial=len(tasks) - len(todo),
+        preload=WORKER_PRELOAD,
+        describe=describe_chunk,
+    ) as fan:
+        finished = fan.map(run_chunk, chunks, advance=lambda chunk, results: len(results))
+        for chunk, results in zip(chunks, finished, strict=True):
+            _write_chunk(plan, chunk, results)
     table = _collect(plan, tasks)
     io.write_parquet(plan.out_dir / store.TABLE, table)
     table.attrs.update(

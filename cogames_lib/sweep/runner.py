@@ -1,4 +1,5 @@
-"""Run a sweep's episodes in chunks: in this process, on a local process pool, or on a Dask cluster.
+"""A sweep's episodes in chunks: the tasks `cogames_lib.parallel.FanOut` runs in this process, on a local
+process pool, or on a Dask cluster.
 
 A chunk is a few episodes of one policy: one task per chunk amortises scheduling and pickling, and the
 parent writes one parquet part per chunk (never one per episode). Workers only compute and return rows,
@@ -9,13 +10,10 @@ before any work is scheduled, so the rows do not depend on the backend, the work
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from concurrent.futures import as_completed
 from dataclasses import dataclass
 from typing import Any
 
-from cogames_lib.errors import ParameterError
-from cogames_lib.parallel import process_pool
+from cogames_lib.parallel import shorten
 from cogames_lib.sweep.episode import run_episode
 
 MAX_CHUNK_SIZE = 10  # one cell of the default 10 seeds; small enough that the last chunk ends soon
@@ -74,72 +72,8 @@ def run_chunk(chunk: Chunk) -> list[dict[str, Any]]:
     return results
 
 
-Results = Iterator[tuple[Chunk, list[dict[str, Any]]]]
-
-
-def _run_inline(chunks: list[Chunk]) -> Results:
-    for chunk in chunks:
-        yield chunk, run_chunk(chunk)
-
-
-def _run_process_pool(chunks: list[Chunk], workers: int) -> Results:
-    """Start the pool and submit every chunk now (before any progress bar thread exists)."""
-    executor = process_pool(min(workers, len(chunks)), preload=WORKER_PRELOAD)
-    futures = {executor.submit(run_chunk, chunk): chunk for chunk in chunks}
-
-    def results() -> Results:
-        try:
-            for future in as_completed(futures):
-                yield futures[future], future.result()
-        finally:
-            executor.shutdown(wait=True, cancel_futures=True)
-
-    return results()
-
-
-def _run_dask(chunks: list[Chunk], workers: int, scheduler: Any) -> Results:
-    from distributed import Client, LocalCluster
-    from distributed import as_completed as dask_as_completed
-
-    cluster = None
-    if scheduler is None:  # a private cluster on this machine, e.g. to try the backend out
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-        )
-        client, owned = Client(cluster), True
-    elif isinstance(scheduler, str):
-        try:
-            client, owned = Client(scheduler), True
-        except (OSError, ValueError) as error:  # unreachable, not a scheduler, or not an address at all
-            raise ParameterError(
-                f"scheduler: cannot connect to the Dask scheduler {scheduler!r} ({error})"
-            ) from None
-    else:  # an existing distributed.Client: the caller owns it
-        client, owned = scheduler, False
-    try:
-        futures = {client.submit(run_chunk, chunk, pure=False): chunk for chunk in chunks}
-        try:
-            for future in dask_as_completed(list(futures)):
-                yield futures[future], future.result()
-        finally:
-            client.cancel(list(futures))
-    finally:
-        if owned:
-            client.close()
-        if cluster is not None:
-            cluster.close()
-
-
-def execute(chunks: list[Chunk], backend: str, workers: int, scheduler: Any) -> Results:
-    """(chunk, results) pairs in completion order. workers == 1 on the local backend runs in this process."""
-    if not chunks:
-        return _run_inline(chunks)  # an empty generator: nothing to start
-    if backend == "dask":
-        return _run_dask(chunks, workers, scheduler)
-    if workers == 1:
-        return _run_inline(chunks)
-    return _run_process_pool(chunks, workers)
+def describe_chunk(chunk: Chunk) -> str:
+    """A chunk as a crash report names it: the policy and its episodes."""
+    name = getattr(chunk.policy_spec, "name", chunk.policy_spec)
+    episodes = ", ".join(f"{task.diagnostic} x{task.num_agents} seed {task.seed}" for task in chunk.tasks)
+    return shorten(f"policy {name}: {episodes}")
