@@ -13,6 +13,7 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from cogames_lib.errors import ParameterError
+from cogames_lib.tables import RATE_COLUMNS
 
 DEFAULT_CONFIDENCE = 0.95
 
@@ -52,7 +53,7 @@ def rate_table(
     `success_column` holds booleans (or 0/1); missing values are not counted in n. Category order of
     categorical group columns is kept (observed groups only).
     """
-    columns = ["n", "successes", "rate", "ci_low", "ci_high"]
+    columns = list(RATE_COLUMNS)
     values = frame[success_column]
     usable = frame.loc[values.notna()].copy()
     usable["_success"] = usable[success_column].astype(bool).astype(int)

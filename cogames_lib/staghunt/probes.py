@@ -33,17 +33,13 @@ from cogames_lib.staghunt.maps import (
 )
 from cogames_lib.staghunt.orientation import SpawnOrientation, load_orientation_reference
 from cogames_lib.staghunt.rules import AGENT_KINDS, PARTNER_KINDS, Action, AgentSpec, move_direction
+from cogames_lib.tables import PROBE_INTENTION, PROBE_MULTISTEP
 
-INTENTION_COLUMNS: tuple[str, ...] = (
-    "epoch", "agent_id", "map_name", "partner_kind", "version",
-    "q_val_forward", "q_val_backward", "q_val_step_left", "q_val_step_right", "q_val_attack",
-    "weight_facing_stag", "weight_facing_hare",
-)  # fmt: skip
-MULTISTEP_COLUMNS: tuple[str, ...] = (
-    "epoch", "agent_id", "partner_kind", "first_attack_target", "result", "turn_of_first_attack",
-)  # fmt: skip
+# The tables' contracts live in `cogames_lib.tables` (the spec's columns, then the optional extras).
+INTENTION_COLUMNS: tuple[str, ...] = PROBE_INTENTION.columns
+MULTISTEP_COLUMNS: tuple[str, ...] = PROBE_MULTISTEP.columns
 # Extra columns written after the spec's columns, in this order (when known).
-EXTRA_COLUMNS: tuple[str, ...] = ("agent_kind", "partner_relation", "condition", "seed", "run_id")
+EXTRA_COLUMNS: tuple[str, ...] = tuple(PROBE_INTENTION.optional)
 RESULT_BY_TARGET: dict[str, float] = {"stag": 1.0, "hare": 0.0, "none": 0.5}
 
 

@@ -31,17 +31,9 @@ from cogames_lib.staghunt.train import (
     run_directory,
     train,
 )
+from cogames_lib.tables import PROBE_RUNS
 
 BACKENDS = ("local", "dask")
-RUN_COLUMNS = (
-    "condition",
-    "seed",
-    "run_dir",
-    "epochs",
-    "final_mean_return",
-    "mean_return_last_10pct",
-    "seconds",
-)
 
 
 def validate_probe_parameters(
@@ -119,7 +111,7 @@ def train_many(
     resume: bool = True,
     overwrite: bool = False,
 ) -> pd.DataFrame:
-    """Train every (config, seed) pair; returns one row per run (`RUN_COLUMNS`) and writes combined tables.
+    """Train every (config, seed) pair; returns one row per run (`tables.PROBE_RUNS`) and writes combined tables.
 
     backend="local": `workers` processes (1 = in this process). backend="dask": `scheduler` is a
     `dask.distributed.Client`, a scheduler address, or None for a private local cluster of `workers`
@@ -170,7 +162,7 @@ def train_many(
     ran = iter(rows)
     rows = [done[index] if index in done else next(ran) for index in range(len(run_keys))]
     combine_run_tables(out_dir, run_keys)
-    return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
+    return PROBE_RUNS.frame(rows)
 
 
 def _describe_job(job: tuple[TrainConfig, int, int, int, str]) -> str:

@@ -34,10 +34,10 @@ from cogames_lib.staghunt.probes import (
     run_multistep_probe,
 )
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS, AgentSpec
+from cogames_lib.tables import TRAINING
 
-TRAINING_COLUMNS: tuple[str, ...] = (
-    "epoch", "epsilon", "mean_return", "stags_killed", "hares_killed", "updates", "mean_loss", "seconds",
-)  # fmt: skip
+# The table's contract lives in `cogames_lib.tables` (one `return_agent_<i>` column per agent follows).
+TRAINING_COLUMNS: tuple[str, ...] = TRAINING.columns
 
 
 @dataclass(frozen=True)
