@@ -145,6 +145,22 @@ EPISODES = TableSchema.of(
     # the cell, the seed index and the derived seed (which encodes the sweep seed)
     key=("policy", "diagnostic", "num_agents", "seed", "episode_seed"),
 )
+# One row per agent per step of a recorded episode (`run_episode(..., record_trace=True)`), keyed like episodes.
+TRACE_STEP_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("step", "int64"),
+    ("agent", "int64"),
+    ("row", "int64"),
+    ("col", "int64"),
+    ("vibe", "str"),
+    ("action", "str"),
+    ("action_success", "boolean"),
+    ("event", "str"),
+)
+TRACES = TableSchema.of(
+    "traces",
+    [*((column, EPISODES.dtypes[column]) for column in EPISODES.key), *TRACE_STEP_COLUMNS],
+    key=(*EPISODES.key, "step", "agent"),
+)
 # What a reader needs to find an episode again (the derived seed is an implementation detail).
 EPISODE_DISPLAY_KEY: tuple[str, ...] = EPISODES.pick("policy", "diagnostic", "num_agents", "seed")
 
@@ -308,6 +324,7 @@ PROBE_RUNS = TableSchema.of(
 
 SCHEMAS: tuple[TableSchema, ...] = (
     EPISODES,
+    TRACES,
     SWEEP_SUMMARY,
     MINDCRAFT_RUNS,
     MINDCRAFT_AGENTS,

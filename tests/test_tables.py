@@ -25,9 +25,11 @@ def matches(frame: pd.DataFrame, schema: TableSchema, source: str, extra: tuple[
 
 # -- the writers -----------------------------------------------------------------------------------------
 def test_sweep_writes_episodes_and_summaries_of_their_schemas(tmp_path: Path) -> None:
-    from cogames_lib.sweep import run_sweep, summarise
+    from cogames_lib.sweep import load_traces, run_sweep, summarise
 
-    episodes = run_sweep(["noop", "random"], ["chest_deposit_near"], [1], 2, tmp_path, progress=False)
+    episodes = run_sweep(
+        ["noop", "random"], ["chest_deposit_near"], [1], 2, tmp_path, progress=False, record_traces=True
+    )
     matches(episodes, tables.EPISODES, "run_sweep")
     matches(pd.read_parquet(tmp_path / "episodes.parquet"), tables.EPISODES, "episodes.parquet")
     for part in (tmp_path / "episodes").glob("part-*.parquet"):
@@ -35,6 +37,9 @@ def test_sweep_writes_episodes_and_summaries_of_their_schemas(tmp_path: Path) ->
         matches(on_disk, tables.EPISODES, part.name)
         assert {c: str(t) for c, t in on_disk.dtypes.items()} == dict(tables.EPISODES.dtypes)
     matches(summarise(episodes), tables.SWEEP_SUMMARY, "summarise")
+    traces = load_traces(tmp_path)
+    assert len(traces)
+    matches(traces, tables.TRACES, "load_traces")
 
 
 def test_mindcraft_analysis_writes_runs_and_agents_of_their_schemas() -> None:

@@ -27,7 +27,7 @@ _EXPORTS = {
     "DQNPopulation": "cogames_lib.staghunt.learner",
     "FrozenQAgent": "cogames_lib.staghunt.learner",
     "INTENTION_COLUMNS": "cogames_lib.staghunt.probes",
-    "MAPS_DIR": "cogames_lib.staghunt.maps",
+    "STAGHUNT_MAPS_DIR": "cogames_lib.staghunt.maps",
     "MULTISTEP_COLUMNS": "cogames_lib.staghunt.probes",
     "OBSERVATION_CHANNELS": "cogames_lib.staghunt.rules",
     "PARTNER_KINDS": "cogames_lib.staghunt.rules",

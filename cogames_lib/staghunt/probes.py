@@ -24,9 +24,9 @@ from cogames_lib.errors import DataFileError, MapError, ParameterError
 from cogames_lib.staghunt.engine import StagHuntEngine
 from cogames_lib.staghunt.maps import (
     INTENTION_MAP_NAMES,
-    MAPS_DIR,
     MULTI_STEP_MAP_NAME,
     ORIENTATION_FILE_NAME,
+    STAGHUNT_MAPS_DIR,
     StagHuntMap,
     load_stag_hunt_map,
     shipped_map_path,
@@ -51,7 +51,7 @@ class ProbeSettings:
     South toward the stag), the lower one the focal (facing West). `max_test_steps` is 15 by default.
     """
 
-    maps_dir: str = str(MAPS_DIR)
+    maps_dir: str = str(STAGHUNT_MAPS_DIR)
     intention_maps: tuple[str, ...] = INTENTION_MAP_NAMES
     multi_step_map: str = MULTI_STEP_MAP_NAME
     orientation_file: str = ORIENTATION_FILE_NAME
