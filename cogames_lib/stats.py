@@ -6,7 +6,8 @@ summary uses, so every rate in the library carries its n and its interval the sa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -98,7 +99,10 @@ def bootstrap_interval(
     """
     array = np.asarray(per_seed_values, dtype=float)
     array = array[~np.isnan(array)]
-    functions = {"mean": np.mean, "iqm": lambda a, axis=-1: scipy_stats.trim_mean(a, 0.25, axis=axis)}
+    functions: dict[str, Callable[..., Any]] = {
+        "mean": np.mean,
+        "iqm": lambda a, axis=-1: scipy_stats.trim_mean(a, 0.25, axis=axis),
+    }
     if statistic not in functions:
         raise ParameterError(
             f"bootstrap_interval: statistic must be one of {sorted(functions)}, got {statistic!r}"

@@ -202,25 +202,27 @@ def _first_matched(agents: list[AgentState], vibe_multiset: Counter) -> AgentSta
 
 StationFactory = Callable[[int, EnvConfig, int], Station]
 
+
+def _extractor_factory(resource: str) -> StationFactory:
+    def build(pos: int, config: EnvConfig, chorus: int) -> Station:
+        return Extractor(pos, config.extractor_rule(resource), resource in config.clipped)
+
+    return build
+
+
+def _resource_chest_factory(resource: str) -> StationFactory:
+    def build(pos: int, config: EnvConfig, chorus: int) -> Station:
+        stock = config.resource_chest_stock.get(resource, 0)
+        return ResourceChest(pos, resource, stock, config.resource_chest_capacity)
+
+    return build
+
+
 # Map object name -> how to build its station (position, config, chorus size).
 STATION_FACTORIES: dict[str, StationFactory] = {
     "assembler": lambda pos, config, chorus: Assembler(pos, rules.assembler_protocols(chorus)),
     "chest": lambda pos, config, chorus: HeartChest(pos, config.heart_chest_capacity),
     "charger": lambda pos, config, chorus: Charger(pos),
-    **{
-        f"{resource}_extractor": (
-            lambda pos, config, chorus, resource=resource: Extractor(
-                pos, config.extractor_rule(resource), resource in config.clipped
-            )
-        )
-        for resource in rules.RESOURCES
-    },
-    **{
-        f"chest_{resource}": (
-            lambda pos, config, chorus, resource=resource: ResourceChest(
-                pos, resource, config.resource_chest_stock.get(resource, 0), config.resource_chest_capacity
-            )
-        )
-        for resource in rules.RESOURCES
-    },
+    **{f"{resource}_extractor": _extractor_factory(resource) for resource in rules.RESOURCES},
+    **{f"chest_{resource}": _resource_chest_factory(resource) for resource in rules.RESOURCES},
 }

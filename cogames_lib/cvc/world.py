@@ -173,7 +173,7 @@ class World:
     # -- services for stations ---------------------------------------------------------------------
     def adjacent_agents(self, position: int, start_from: int | None = None) -> list[AgentState]:
         """Agents in the 8 cells around `position`, clockwise from `start_from` (default: north)."""
-        ring = self.ring
+        ring: tuple[int, ...] = self.ring
         if start_from is not None:
             start = ring.index(start_from - position)
             ring = ring[start:] + ring[:start]

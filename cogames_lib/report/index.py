@@ -31,7 +31,7 @@ VERSION_PACKAGES = (
     "nbconvert",
     "dask",
 )
-STATUS_LABELS = {
+STATUS_LABELS: dict[str, tuple[str, str]] = {
     NotebookStatus.OK: ("ok", "#2e9e44"),
     NotebookStatus.FAILED: ("FAILED", "#d1342f"),
     NotebookStatus.TIMED_OUT: ("TIMED OUT", "#7b3fa0"),

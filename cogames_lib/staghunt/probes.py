@@ -256,7 +256,8 @@ def run_multistep_episode(
             raise ParameterError(f"act() returned {action}, not an action index 0..{len(Action) - 1}")
         actions.append(action)
         target = engine.step([action, None], order=[0]).attack_targets[0]
-        partner_states.append((*(int(v) for v in engine.positions[1]), int(engine.orientations[1])))
+        row, col = engine.positions[1]
+        partner_states.append((int(row), int(col), int(engine.orientations[1])))
         if action == Action.ATTACK and target is not None:
             return MultiStepOutcome(
                 target, RESULT_BY_TARGET[target], turn, tuple(actions), tuple(partner_states)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -74,7 +75,7 @@ class TrainConfig:
         return self.epsilon_start + fraction * (self.epsilon_end - self.epsilon_start)
 
 
-def preset(condition: str, **overrides: object) -> TrainConfig:
+def preset(condition: str, **overrides: Any) -> TrainConfig:
     """The named preset (`all_can_hunt` or `not_all_can_hunt`) with optional field overrides."""
     return replace(TrainConfig(condition=condition), **overrides)
 
