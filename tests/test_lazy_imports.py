@@ -29,6 +29,16 @@ def test_importing_a_capability_starts_no_heavy_stack(module: str) -> None:
     assert json.loads(done.stdout) == []
 
 
+def test_the_function_train_is_not_shadowed_by_the_module_train() -> None:
+    code = (
+        "import cogames_lib.staghunt.runs\n"  # loads the submodule `train` before anyone asks for the function
+        "from cogames_lib.staghunt import preset, train\n"
+        "print(callable(train) and train.__name__ == 'train' and callable(preset))\n"
+    )
+    done = fresh(code)
+    assert done.stdout.strip() == "True", done.stderr
+
+
 BAD_ARGUMENTS = [
     ["probe", "train", "--epochs", "-1", "--out", "unused_out"],
     ["probe", "train", "--epochs", "3", "--condition", "nobody_hunts", "--out", "unused_out"],

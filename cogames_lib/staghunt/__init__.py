@@ -16,6 +16,8 @@ PettingZoo; `DQNConfig` or `train` do.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import Any
 
 _EXPORTS = {
@@ -67,3 +69,20 @@ def __getattr__(name: str) -> Any:
 
         return tuple(PRESET_POPULATIONS)
     return getattr(importlib.import_module(_EXPORTS[name]), name)
+
+
+class _Package(types.ModuleType):
+    """This package, with one twist: the import system binds every loaded submodule as an attribute of its
+    package, and `train` names both a submodule and the function exported here. The binding is kept off, so
+    `cogames_lib.staghunt.train` stays the function however the submodule was first imported (as it was
+    when this package imported everything eagerly)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if (
+            isinstance(value, types.ModuleType) and name in _EXPORTS
+        ):  # every export here is a module's attribute
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
