@@ -8,7 +8,6 @@ from pathlib import Path
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS
-from cogames_lib.staghunt.sorrel_io import require_folder
 
 BACKENDS = ("local", "dask")
 
@@ -35,6 +34,8 @@ def validate_probe_parameters(
             if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
                 raise ParameterError(f"seeds must be integers >= 0, got {seed!r}")
     if folder is not None:
+        from cogames_lib.staghunt.sorrel_io import require_folder  # pandas: only when a folder is checked
+
         require_folder(folder)
     if backend is not None and backend not in BACKENDS:
         raise ParameterError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
