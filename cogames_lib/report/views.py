@@ -98,8 +98,12 @@ def failed_episode_traces(
     from cogames_lib.diagnostics import diagnostic_map
     from cogames_lib.sweep import load_traces
 
+    from cogames_lib.diagnostics import REGISTRY
+
     pictures = []
     for row in failed_episodes(episodes, limit).itertuples(index=False):
+        if str(row.diagnostic) not in REGISTRY:  # a custom variant: its map is not known from the name
+            continue
         trace = load_traces(
             sweep_dir,
             policy=str(row.policy),
@@ -108,7 +112,9 @@ def failed_episode_traces(
             seed=int(row.seed),
         )
         title = f"{row.policy} / {row.diagnostic} / {row.num_agents} agent(s) / seed {row.seed}: {row.status}"
-        pictures.append((title, trace, diagnostic_map(str(row.diagnostic)).cells))
+        pictures.append(
+            (title, trace, diagnostic_map(str(row.diagnostic), int(row.episode_seed), int(row.num_agents)).cells)
+        )
     return pictures
 
 
