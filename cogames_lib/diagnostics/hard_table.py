@@ -50,7 +50,7 @@ HARD_PARAMETERS: MappingProxyType[str, HardParameters] = MappingProxyType(
         "chest_deposit_search": HardParameters(
             400, extra_rows=10, extra_cols=16, out_of_view=("chest",), search=True
         ),
-        "assemble_seeded_near": HardParameters(80, extra_rows=8, extra_cols=12, in_view=("assembler",)),
+        "assemble_seeded_near": HardParameters(80, extra_rows=8, extra_cols=12),
         "assemble_seeded_search": HardParameters(
             350, extra_rows=10, extra_cols=16, out_of_view=("assembler",), search=True
         ),
