@@ -25,6 +25,7 @@ _DEPOSIT = _VIBE["default"]
 _HEART_A = _VIBE["heart_a"]
 _GEAR = _VIBE["gear"]
 _RECIPE = rules.HEART_INPUTS
+_DETOUR_MARGIN = 6  # moves of energy kept for walking around teammates on the way to the chest
 
 
 def _vibe_action(vibe: int) -> int:
@@ -128,8 +129,16 @@ class OraclePlanner:
                     return
         orthogonal = self.geometry.field(self.assembler)
         user = min(chorus, key=lambda a: (orthogonal[a.position], a.index))
+        carry = min((self.geometry.field(self.chest)[c] for c in self.geometry.approach_cells(self.assembler, True)),
+                    default=0)
         for agent in world.agents:
             self.busy.add(agent.index)
+            if not world.config.energy_refill and self.chargers:
+                # Whoever receives the heart must still reach the chest: no one joins the chorus short of that.
+                need = 2 * (ring_field[agent.position] + carry + _DETOUR_MARGIN) + 2 * rules.STATION_USE_ENERGY_COST
+                if agent.energy < need:
+                    chosen[agent.index] = self._charge_to(agent, need)
+                    continue
             vibe = _HEART_A if agent in chorus else _DEPOSIT
             target = orthogonal if agent is user else ring_field
             if target[agent.position] == 0 or (ready and not pooled_ok and self._in_ring(agent)):
@@ -177,7 +186,7 @@ class OraclePlanner:
 
     def _energy_needed(self, stations: tuple[int, ...], walk: int, final: bool) -> int:
         use = max(self.world.stations[s].energy_cost for s in stations)
-        reserve = 0 if final else 2 * self.geometry.between(stations, self.chargers)
+        reserve = 0 if final else 2 * (self.geometry.between(stations, self.chargers) + _DETOUR_MARGIN)
         return 2 * walk + use + min(reserve, rules.ENERGY_CAPACITY)
 
     def _charge_on_the_way(self, agent: AgentState, stations: tuple[int, ...], final: bool) -> int | None:
@@ -203,6 +212,13 @@ class OraclePlanner:
             return None
         return self._approach(agent, geometry.field((best,)), False)
 
+    def _charge_to(self, agent: AgentState, need: int) -> int:
+        """Charge at the nearest charger until `need` energy (or as full as a use can make it)."""
+        here = self._adjacent_use(agent, self.chargers)
+        if here is not None:
+            return here if agent.energy < min(need, rules.ENERGY_CAPACITY - 2) else NOOP
+        return self._approach(agent, self.geometry.field(self.chargers), False)
+
     def _approach(self, agent: AgentState, field: list[int], any_free_target: bool) -> int:
         """One move down `field`; when the way down is taken, a detour around agents (BFS)."""
         position = agent.position
@@ -212,14 +228,27 @@ class OraclePlanner:
         for index, delta in enumerate(self.geometry.deltas):
             neighbour = position + delta
             if self.world.kind[neighbour] == EMPTY and field[neighbour] < field[position]:
+                downhill.append((index, neighbour))
                 if neighbour not in self.occupied and neighbour != self.came_from.get(agent.index):
                     return self._moved(agent, index, neighbour)
-                downhill.append(neighbour)
         step = self._detour(position, field)
-        if step is None:  # truly stuck: whoever stands downhill is asked to make way
-            self.blocked.update(downhill)
-            return NOOP
-        return self._moved(agent, step, position + self.geometry.deltas[step])
+        if step is not None:
+            return self._moved(agent, step, position + self.geometry.deltas[step])
+        for index, neighbour in downhill:  # no way around: straight back is better than standing still
+            if neighbour not in self.occupied:
+                return self._moved(agent, index, neighbour)
+        self._ask_way(position, field)
+        return NOOP
+
+    def _ask_way(self, position: int, field: list[int]) -> None:
+        """Truly stuck: every agent on the shortest way (ignoring agents) is asked to make way."""
+        for _ in range(12):
+            lower = [position + d for d in self.geometry.deltas if field[position + d] < field[position]]
+            if not lower:
+                return
+            position = lower[0]
+            if position in self.occupied:
+                self.blocked.add(position)
 
     def _moved(self, agent: AgentState, index: int, target: int) -> int:
         self.occupied.add(target)
