@@ -145,9 +145,16 @@ class OraclePlanner:
                 chosen[agent.index] = _vibe_action(vibe) if agent.vibe != vibe else NOOP
             else:
                 chosen[agent.index] = self._approach(agent, target, agent is not user)
-        # One that already stands next to the assembler but in the only way in moves along the ring.
-        for agent in world.agents:
-            if self._in_ring(agent) and agent.position in self.blocked:
+        self._shuffle_ring(chosen, ring_field)
+
+    def _shuffle_ring(self, chosen: list[int], ring_field: list[int]) -> None:
+        """Agents next to the assembler that stand in a stuck teammate's way move along the ring; one that
+        cannot passes the request on to its ring neighbours (they make room first, it follows next step)."""
+        moved: set[int] = set()
+        for _ in range(3):
+            for agent in self.world.agents:
+                if agent.index in moved or not self._in_ring(agent) or agent.position not in self.blocked:
+                    continue
                 for index, delta in enumerate(self.geometry.deltas):
                     neighbour = agent.position + delta
                     if (
@@ -157,7 +164,13 @@ class OraclePlanner:
                         and neighbour not in self.blocked
                     ):
                         chosen[agent.index] = self._moved(agent, index, neighbour)
+                        moved.add(agent.index)
                         break
+                else:
+                    for other in self.world.agents:
+                        if other is not agent and self._in_ring(other):
+                            if other.position - agent.position in self.geometry.deltas:
+                                self.blocked.add(other.position)
 
     # -- moving and using ---------------------------------------------------------------------------
     def _in_ring(self, agent: AgentState) -> bool:
