@@ -29,6 +29,7 @@ EPISODE_COLUMNS: tuple[str, ...] = (
     "sweep_id",
     "policy",
     "diagnostic",
+    "tier",
     "num_agents",
     "seed",
     "status",
@@ -46,6 +47,7 @@ _DTYPES = {
     "sweep_id": "str",
     "policy": "str",
     "diagnostic": "str",
+    "tier": "str",
     "num_agents": "int64",
     "seed": "int64",
     "status": "str",
@@ -57,6 +59,9 @@ _DTYPES = {
     "duration_s": "float64",
     "episode_seed": "int64",
 }
+# The tier of a diagnostic: the shipped map, a map generated per seed (`<name>_hard`), or a user's variant
+# (`<name>@<map>`, see diagnostics/variants.py).
+TIERS: tuple[str, ...] = ("normal", "hard", "custom")
 _PART_GLOB = "part-*.parquet"
 TABLE = "episodes.parquet"
 
