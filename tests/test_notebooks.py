@@ -99,6 +99,12 @@ BAD_PARAMETERS = [
         r"agent_counts: no selected diagnostic allows 3 agents",
     ),
     ("diagnostics_sweep", {"seeds": -1}, r"seeds"),
+    (
+        "diagnostics_sweep",
+        {"variant_base": "memory", "variant_map": "/no/such/room.map"},
+        r"/no/such/room.map: cannot read map file",
+    ),
+    ("diagnostics_sweep", {"variant_max_steps": 300}, r"needs its base diagnostic"),
     ("diagnostics_sweep", {"policies": ["scripted:-flying"]}, r"policies: unknown scripted ablation"),
     (
         "diagnostics_sweep",

@@ -104,3 +104,20 @@ def check_map_fits(diagnostic: Diagnostic, grid_map: GridMap) -> None:
                     f"{grid_map.source}: no {object_name!r} anywhere in the grid, which "
                     f"{diagnostic.base_name} needs ({why}); incompatible base diagnostic"
                 )
+
+
+def with_variant(
+    diagnostics: Any, base: str | None, map_file: str | Path | None = None, max_steps: int | None = None
+) -> Any:
+    """Sweep diagnostics plus the custom variant of `base` (the CLI's --base/--map/--max-steps and the sweep
+    notebook's variant_* parameters). Without `base`, `diagnostics` (None: "all") is returned as it is;
+    with it, `diagnostics` (None: none) gets the variant appended. The map is checked here, at once."""
+    if base is None:
+        if map_file is not None or max_steps is not None:
+            raise ParameterError("a variant's map or max_steps needs its base diagnostic (--base / variant_base)")
+        return "all" if diagnostics is None else diagnostics
+    variant = _registered(base).variant(map=map_file, max_steps=max_steps)
+    if diagnostics is None:
+        return [variant]
+    listed = [diagnostics] if isinstance(diagnostics, str) else list(diagnostics)
+    return [*listed, variant]
