@@ -83,7 +83,9 @@ def _add_baffle(cells: list[list[str]], rng: random.Random) -> None:
             return
 
 
-def draw_map(base: GridMap, parameters: HardParameters, rng: random.Random, scale: float, name: str) -> GridMap:
+def draw_map(
+    base: GridMap, parameters: HardParameters, rng: random.Random, scale: float, name: str
+) -> GridMap:
     """One draw: mirrored, stretched and baffled base map (no certification)."""
     cells = [list(row) for row in base.cells]
     if rng.random() < 0.5:
@@ -93,7 +95,9 @@ def draw_map(base: GridMap, parameters: HardParameters, rng: random.Random, scal
     extra_rows = round(parameters.extra_rows * scale)
     extra_cols = round(parameters.extra_cols * scale)
     cells = _stretch_rows(cells, rng.randint(math.ceil(extra_rows / 2), extra_rows), rng)
-    cells = _transpose(_stretch_rows(_transpose(cells), rng.randint(math.ceil(extra_cols / 2), extra_cols), rng))
+    cells = _transpose(
+        _stretch_rows(_transpose(cells), rng.randint(math.ceil(extra_cols / 2), extra_cols), rng)
+    )
     for _ in range(round(parameters.baffles * scale)):
         _add_baffle(cells, rng)
     frozen = tuple(tuple(row) for row in cells)

@@ -94,14 +94,18 @@ def _charged_walk(world: World, geometry: Geometry, start: int, energy: int, tar
 def _source_options(world: World, geometry: Geometry, resource: str, need: int) -> list[tuple]:
     """(stations, steps, energy, clipped) for every way to get `need` more of `resource`."""
     options = []
-    chests = tuple(p for p in geometry.stations_by_kind.get(f"chest_{resource}", ()) if world.stations[p].stock)
+    chests = tuple(
+        p for p in geometry.stations_by_kind.get(f"chest_{resource}", ()) if world.stations[p].stock
+    )
     if chests:
         options.append((chests, 2, rules.STATION_USE_ENERGY_COST, False))
     extractors = tuple(geometry.stations_by_kind.get(f"{resource}_extractor", ()))
     live = [p for p in extractors if world.stations[p].uses_left > 0]
     if live:
         rule = world.config.extractor_rule(resource)
-        best = min(rule.max_output, rule.output + rule.bonus_per_extra_adjacent_agent * (world.num_agents - 1))
+        best = min(
+            rule.max_output, rule.output + rule.bonus_per_extra_adjacent_agent * (world.num_agents - 1)
+        )
         uses = math.ceil(need / max(1, best))
         clipped = all(world.stations[p].clipped for p in live)
         steps = uses + int(clipped)
@@ -162,6 +166,12 @@ def _assembly_bound(world: World, geometry: Geometry) -> int:
             fetchers = max((t for t, fetches in times if fetches), default=0)
             slowest_chorus = sorted(t for t, _ in times)[chorus - 1]
             best = min(best, max(fetchers, slowest_chorus))
-    carry = min(geometry.field(tuple(geometry.stations_by_kind.get("chest", ())))[c]
-                for c in geometry.approach_cells(assembler, diagonal=True)) if best < UNREACHABLE else 0
+    carry = (
+        min(
+            geometry.field(tuple(geometry.stations_by_kind.get("chest", ())))[c]
+            for c in geometry.approach_cells(assembler, diagonal=True)
+        )
+        if best < UNREACHABLE
+        else 0
+    )
     return min(UNREACHABLE, best + 1 + 1 + carry + 1)

@@ -118,9 +118,7 @@ class OraclePlanner:
         ready = all(self._in_ring(a) and a.vibe == _HEART_A for a in chorus) and all(
             a.vibe == _DEPOSIT for a in in_ring if a not in chorus
         )
-        pooled_ok = all(
-            sum(a.items[rules.ITEM_INDEX[r]] for a in in_ring) >= amount for r, amount in _RECIPE
-        )
+        pooled_ok = all(sum(a.items[rules.ITEM_INDEX[r]] for a in in_ring) >= amount for r, amount in _RECIPE)
         if ready and pooled_ok:
             for agent in chorus:
                 action = self._adjacent_use(agent, self.assembler)
@@ -129,13 +127,18 @@ class OraclePlanner:
                     return
         orthogonal = self.geometry.field(self.assembler)
         user = min(chorus, key=lambda a: (orthogonal[a.position], a.index))
-        carry = min((self.geometry.field(self.chest)[c] for c in self.geometry.approach_cells(self.assembler, True)),
-                    default=0)
+        carry = min(
+            (self.geometry.field(self.chest)[c] for c in self.geometry.approach_cells(self.assembler, True)),
+            default=0,
+        )
         for agent in world.agents:
             self.busy.add(agent.index)
             if not world.config.energy_refill and self.chargers:
                 # Whoever receives the heart must still reach the chest: no one joins the chorus short of that.
-                need = 2 * (ring_field[agent.position] + carry + _DETOUR_MARGIN) + 2 * rules.STATION_USE_ENERGY_COST
+                need = (
+                    2 * (ring_field[agent.position] + carry + _DETOUR_MARGIN)
+                    + 2 * rules.STATION_USE_ENERGY_COST
+                )
                 if agent.energy < need:
                     chosen[agent.index] = self._charge_to(agent, need)
                     continue
@@ -182,7 +185,9 @@ class OraclePlanner:
                 return rules.FIRST_MOVE_ACTION + index
         return None
 
-    def _use(self, agent: AgentState, stations: tuple[int, ...], vibe: int | None, final: bool = False) -> int:
+    def _use(
+        self, agent: AgentState, stations: tuple[int, ...], vibe: int | None, final: bool = False
+    ) -> int:
         """Walk to a cell next to one of `stations`, show `vibe` (if any), use it; charge first if needed."""
         adjacent = self._adjacent_use(agent, stations)
         if adjacent is not None:

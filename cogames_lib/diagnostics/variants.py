@@ -33,7 +33,9 @@ def make_variant(
         raise ParameterError(f"variant of {base.name}: unknown field(s) {unknown}; known: {sorted(known)}")
     if max_steps is not None:
         if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
-            raise ParameterError(f"variant of {base.name}: max_steps must be an integer >= 1, got {max_steps!r}")
+            raise ParameterError(
+                f"variant of {base.name}: max_steps must be an integer >= 1, got {max_steps!r}"
+            )
         overrides["max_steps"] = max_steps
     origin = base if base.tier == "normal" else _registered(base.base_name)
     label = []
@@ -114,7 +116,9 @@ def with_variant(
     with it, `diagnostics` (None: none) gets the variant appended. The map is checked here, at once."""
     if base is None:
         if map_file is not None or max_steps is not None:
-            raise ParameterError("a variant's map or max_steps needs its base diagnostic (--base / variant_base)")
+            raise ParameterError(
+                "a variant's map or max_steps needs its base diagnostic (--base / variant_base)"
+            )
         return "all" if diagnostics is None else diagnostics
     variant = _registered(base).variant(map=map_file, max_steps=max_steps)
     if diagnostics is None:

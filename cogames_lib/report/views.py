@@ -113,7 +113,11 @@ def failed_episode_traces(
         )
         title = f"{row.policy} / {row.diagnostic} / {row.num_agents} agent(s) / seed {row.seed}: {row.status}"
         pictures.append(
-            (title, trace, diagnostic_map(str(row.diagnostic), int(row.episode_seed), int(row.num_agents)).cells)
+            (
+                title,
+                trace,
+                diagnostic_map(str(row.diagnostic), int(row.episode_seed), int(row.num_agents)).cells,
+            )
         )
     return pictures
 

@@ -88,7 +88,10 @@ def _write_chunk(plan: SweepPlan, chunk: Chunk, results: list[dict[str, Any]]) -
 
 
 def order_episodes(
-    frame: pd.DataFrame, policy_order: list[str], diagnostic_order: list[str], tiers: dict[str, str] | None = None
+    frame: pd.DataFrame,
+    policy_order: list[str],
+    diagnostic_order: list[str],
+    tiers: dict[str, str] | None = None,
 ) -> pd.DataFrame:
     """Fixed category orders (policies as given, diagnostics as in the registry, tiers as in store.TIERS,
     statuses as in outcomes.STATUS_ORDER) and rows sorted by them, then agent count and seed. `tiers`

@@ -65,14 +65,18 @@ def normalise_diagnostics(diagnostics: Any) -> tuple[tuple[str, ...], dict[str, 
 
     entries = _as_list(diagnostics)
     if not entries:
-        raise ParameterError("diagnostics: empty; give 'all', 'normal', 'hard' or at least one diagnostic name")
+        raise ParameterError(
+            "diagnostics: empty; give 'all', 'normal', 'hard' or at least one diagnostic name"
+        )
     selected: dict[str, Any] = {}
     for entry in entries:
         if isinstance(entry, str) and entry in TIERS:
             selected.update((name, REGISTRY[name]) for name in TIERS[entry])
             continue
         if not isinstance(entry, str | Diagnostic):
-            raise ParameterError(f"diagnostics: {entry!r} is neither a diagnostic name nor a Diagnostic record")
+            raise ParameterError(
+                f"diagnostics: {entry!r} is neither a diagnostic name nor a Diagnostic record"
+            )
         try:
             record = get_diagnostic(entry)
         except CogamesLibError as error:
