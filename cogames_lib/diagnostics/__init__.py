@@ -32,10 +32,10 @@ TIERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
 __all__ = [
     "DIAGNOSTICS",
     "HARD_DIAGNOSTICS",
-    "REGISTRY",
-    "TIERS",
     "MIN_SHARED_CELLS",
     "REDUNDANT_AGREEMENT",
+    "REGISTRY",
+    "TIERS",
     "Diagnostic",
     "agreement_matrix",
     "check_agent_count",

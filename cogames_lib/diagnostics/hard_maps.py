@@ -130,9 +130,9 @@ def certified_map(diagnostic: Diagnostic, seed: int, num_agents: int) -> Certifi
 
 @lru_cache(maxsize=512)
 def _certified(name: str, seed: int, num_agents: int) -> Certificate:
+    from cogames_lib.cvc.world import World
     from cogames_lib.diagnostics.catalogue import shipped_map
     from cogames_lib.diagnostics.hard_table import HARD_DIAGNOSTICS
-    from cogames_lib.cvc.world import World
     from cogames_lib.diagnostics.oracle_bound import world_bound
     from cogames_lib.sweep.seeds import stable_hash
 

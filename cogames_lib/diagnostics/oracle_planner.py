@@ -171,9 +171,9 @@ class OraclePlanner:
                         break
                 else:
                     for other in self.world.agents:
-                        if other is not agent and self._in_ring(other):
-                            if other.position - agent.position in self.geometry.deltas:
-                                self.blocked.add(other.position)
+                        beside = other.position - agent.position in self.geometry.deltas
+                        if other is not agent and beside and self._in_ring(other):
+                            self.blocked.add(other.position)
 
     # -- moving and using ---------------------------------------------------------------------------
     def _in_ring(self, agent: AgentState) -> bool:

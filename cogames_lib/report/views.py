@@ -95,10 +95,8 @@ def failed_episode_traces(
     episodes: pd.DataFrame, sweep_dir: str | Path, limit: int = 3
 ) -> list[tuple[str, pd.DataFrame, tuple[tuple[str, ...], ...]]]:
     """(title, trace, map cells) of up to `limit` failed episodes of a sweep run with `record_traces=True`."""
-    from cogames_lib.diagnostics import diagnostic_map
+    from cogames_lib.diagnostics import REGISTRY, diagnostic_map
     from cogames_lib.sweep import load_traces
-
-    from cogames_lib.diagnostics import REGISTRY
 
     pictures = []
     for row in failed_episodes(episodes, limit).itertuples(index=False):
