@@ -36,14 +36,19 @@ def _claim_applies(ablation: str, num_agents: int) -> bool:
     return num_agents >= 2 if ablation == "chorus" else True
 
 
-def claimed_cells(agent_counts: Iterable[int] = DEFAULT_AGENT_COUNTS) -> pd.DataFrame:
-    """(ablation, diagnostic, num_agents) cells where an ablation must fail, from the catalogue's claims."""
-    from cogames_lib.diagnostics import DIAGNOSTICS
+def claimed_cells(agent_counts: Iterable[int] = DEFAULT_AGENT_COUNTS, tier: str = "normal") -> pd.DataFrame:
+    """(ablation, diagnostic, num_agents) cells where an ablation must fail, from the catalogue's claims.
 
+    `tier`: "normal", "hard" (a `<name>_hard` variant claims its base's skills) or "all"."""
+    from cogames_lib.diagnostics import REGISTRY, TIERS
+
+    if tier not in TIERS:
+        raise ParameterError(f"claimed_cells(tier=...): {tier!r} is not one of {list(TIERS)}")
     rows = []
     for ablation in ABLATIONS:
         skill = SKILL_OF_ABLATION[ablation]
-        for name, diagnostic in DIAGNOSTICS.items():
+        for name in TIERS[tier]:
+            diagnostic = REGISTRY[name]
             if skill not in diagnostic.skills:
                 continue
             for count in agent_counts:
@@ -79,7 +84,9 @@ def capability_matrix(
         raise ParameterError(f"capability_matrix(ablations=...): unknown {unknown}; known: {list(ABLATIONS)}")
     if include_baseline and BASELINE not in chosen:
         chosen.insert(0, BASELINE)
-    names = [get_diagnostic(d).name for d in (list(DIAGNOSTICS) if diagnostics is None else diagnostics)]
+    records = [get_diagnostic(d) for d in (list(DIAGNOSTICS) if diagnostics is None else diagnostics)]
+    names = [record.name for record in records]
+    allowed = {record.name: record.allowed_agent_counts for record in records}
     if not names:
         raise ParameterError("capability_matrix(diagnostics=...): need at least one diagnostic (None = all)")
     seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
@@ -90,7 +97,7 @@ def capability_matrix(
         for ablation in chosen
         for name in names
         for count in agent_counts
-        if count in DIAGNOSTICS[name].allowed_agent_counts
+        if count in allowed[name]
     ]
     if progress:
         from tqdm.auto import tqdm
@@ -105,8 +112,8 @@ def capability_matrix(
 
 
 def failed_claims(matrix: pd.DataFrame, fail_at_most: float = FAIL_AT_MOST) -> pd.DataFrame:
-    """The claimed cells (present in `matrix`) where the ablation passed more than `fail_at_most`."""
-    claims = claimed_cells(sorted(matrix["num_agents"].unique()))
+    """The claimed cells (present in `matrix`, either tier) where the ablation passed more than `fail_at_most`."""
+    claims = claimed_cells(sorted(matrix["num_agents"].unique()), tier="all")
     merged = claims.merge(matrix, on=["ablation", "diagnostic", "num_agents"], how="inner")
     return merged[merged["pass_rate"] > fail_at_most].reset_index(drop=True)
 
@@ -124,7 +131,7 @@ def matrix_markdown(matrix: pd.DataFrame, digits: int = 2) -> str:
     """A Markdown table of `matrix_table(matrix)`; a claimed cell (where the ablation must fail) is
     starred, so a reader sees each claim next to its measured pass rate."""
     table = matrix_table(matrix)
-    claims = set(map(tuple, claimed_cells(sorted(matrix["num_agents"].unique())).values.tolist()))
+    claims = set(map(tuple, claimed_cells(sorted(matrix["num_agents"].unique()), tier="all").values.tolist()))
     header = ["diagnostic", "agents", *(f"-{a}" if a != BASELINE else "scripted" for a in table.columns)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for (diagnostic, count), row in table.iterrows():
