@@ -8,9 +8,10 @@ Every term counts a step some agent cannot avoid; anything uncertain is relaxed 
   (station, energy) states through the chargers (moves cost 2, a charger use nets at most +48);
 - otherwise the heart is assembled first. Each resource the team lacks is fetched by one agent from one
   source (one use of a stocked resource chest after a vibe change, or ceil(need / best output) extractor
-  uses, plus one unclipping use when every extractor of it is clipped, preceded by crafting a decoder at the
-  assembler (gear vibe + use) when that agent holds none). Every split of the fetches among agents and every
-  visiting order is tried; an agent's time is its tour to a cell next to the assembler plus one vibe change
+  uses, plus one unclipping use when every extractor of it is clipped, preceded, somewhere earlier on the
+  agent's tour, by crafting a decoder at the assembler (gear vibe + use) when that agent holds none).
+  Resources the crafting consumes are not counted again (a relaxation). Every split of the fetches among
+  agents and every visiting order is tried; an agent's time is its tour to a cell next to the assembler plus one vibe change
   (heart_a). The chorus is ready when its slowest member is; then one assembler use, one vibe change of the
   heart's receiver, the walk from the assembler to the chest and the deposit.
 - without energy regen, an agent whose tour costs more energy than it holds needs at least
@@ -115,27 +116,37 @@ def _source_options(world: World, geometry: Geometry, resource: str, need: int) 
 
 
 def _tour(world: World, geometry: Geometry, agent_index: int, stops: tuple[tuple, ...]) -> int:
-    """Fewest steps for one agent: start, (craft decoders), every stop in the best order, the assembler."""
+    """Fewest steps for one agent: start, every stop in the best order (a decoder is crafted at the
+    assembler before the first clipped extractor when the agent holds too few), then the assembler."""
     agent = world.agents[agent_index]
     assembler = tuple(geometry.stations_by_kind.get("assembler", ()))
     ring = geometry.field(assembler, diagonal=True)
     if not stops:
         return ring[agent.position]
     crafts = max(0, sum(stop[3] for stop in stops) - agent.items[rules.DECODER])
-    base_steps = sum(stop[1] for stop in stops) + (1 + crafts if crafts else 0)
-    base_energy = sum(stop[2] for stop in stops) + crafts * rules.STATION_USE_ENERGY_COST
+    visits = [(*stop, False) for stop in stops]
+    if crafts:
+        # The craft is a stop of its own: the gear vibe, and one assembler use per decoder. With teammates,
+        # another agent may do the use while this one (showing gear, receiving the decoder) stands on any
+        # of the eight cells around the assembler, so only the vibe change is counted.
+        alone = world.num_agents == 1
+        uses = crafts if alone else 0
+        visits.append((assembler, 1 + uses, uses * rules.STATION_USE_ENERGY_COST, False, not alone))
+    steps_at_stops = sum(stop[1] for stop in visits)
+    energy_at_stops = sum(stop[2] for stop in visits)
     best = UNREACHABLE
-    for order in itertools.permutations(stops):
+    for order in itertools.permutations(visits):
         if crafts:
-            moves = geometry.field(assembler)[agent.position] + geometry.between(assembler, order[0][0])
-        else:
-            moves = geometry.field(order[0][0])[agent.position]
+            craft_at = next(i for i, stop in enumerate(order) if stop[0] == assembler)
+            if any(stop[3] for stop in order[:craft_at]):
+                continue  # a clipped extractor before the decoder exists
+        moves = geometry.field(order[0][0], order[0][4])[agent.position]
         for previous, stop in itertools.pairwise(order):
-            moves += geometry.between(previous[0], stop[0])
-        moves += geometry.between(order[-1][0], assembler, diagonal_target=True)
-        steps = moves + base_steps
+            moves += geometry.between(previous[0], stop[0], stop[4], previous[4])
+        moves += geometry.between(order[-1][0], assembler, True, order[-1][4])
+        steps = moves + steps_at_stops
         if not world.config.energy_refill:
-            deficit = 2 * moves + base_energy - agent.energy
+            deficit = 2 * moves + energy_at_stops - agent.energy
             steps += max(0, math.ceil(deficit / CHARGE_NET_GAIN))
         best = min(best, steps)
     return best

@@ -63,8 +63,14 @@ class Geometry:
     def kind_field(self, kind: str, diagonal: bool = False) -> list[int]:
         return self.field(tuple(self.stations_by_kind.get(kind, ())), diagonal)
 
-    def between(self, start: tuple[int, ...], target: tuple[int, ...], diagonal_target: bool = False) -> int:
-        """Fewest moves from a cell using one of `start` to a cell using (neighbouring) one of `target`."""
+    def between(
+        self,
+        start: tuple[int, ...],
+        target: tuple[int, ...],
+        diagonal_target: bool = False,
+        diagonal_start: bool = False,
+    ) -> int:
+        """Fewest moves from a cell using (neighbouring) one of `start` to one using (neighbouring) `target`."""
         field = self.field(target, diagonal_target)
-        cells = self.approach_cells(start)
+        cells = self.approach_cells(start, diagonal_start)
         return min((field[c] for c in cells), default=UNREACHABLE)
