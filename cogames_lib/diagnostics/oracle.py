@@ -16,20 +16,21 @@ from cogames_lib.cvc.world import World
 from cogames_lib.diagnostics.oracle_planner import OraclePlanner
 from cogames_lib.errors import PolicyLoadError
 
-# World -> (planner, (episode token, step) of the cached actions, the actions).
+# World -> [planner, the episode's agents list, step of the cached actions, the actions].
 _PLANS: WeakKeyDictionary[World, list[Any]] = WeakKeyDictionary()
 
 
 def joint_actions(world: World) -> list[int]:
     """The team's actions for the world's current step (computed once, shared by every agent)."""
     entry = _PLANS.get(world)
-    if entry is None or entry[0].world is not world:
-        entry = [OraclePlanner(world), None, None]
+    # reset builds a new agents list: a new episode (maybe other spawns). The entry holds the list itself,
+    # so a new list can never be mistaken for it (an id could be reused once the old list is freed).
+    if entry is None or entry[1] is not world.agents:
+        entry = [OraclePlanner(world), world.agents, -1, None]
         _PLANS[world] = entry
-    key = (id(world.agents), world.step_count)  # reset builds a new agents list: a new episode
-    if entry[1] != key:
-        entry[1], entry[2] = key, entry[0].actions()
-    return entry[2]
+    if entry[2] != world.step_count:
+        entry[2], entry[3] = world.step_count, entry[0].actions()
+    return entry[3]
 
 
 class OraclePolicy:

@@ -27,13 +27,18 @@ class Geometry:
         for position, station in world.stations.items():
             self.stations_by_kind.setdefault(station.kind, []).append(position)
         self._fields: dict[tuple, list[int]] = {}
+        # Open cells some agent can walk to: a station is used only from these. A station in a wall gap
+        # has cells on both sides; the far side, if no agent can reach it, is no approach at all (else a
+        # path could "walk through" the station and a cut-off target would look reachable).
+        spawn_field = self.bfs([a.position for a in world.agents])
+        self.reachable = {cell for cell, steps in enumerate(spawn_field) if steps < UNREACHABLE}
 
     def open_cell(self, position: int) -> bool:
         return self.world.kind[position] == EMPTY
 
     def approach_cells(self, stations: list[int] | tuple[int, ...], diagonal: bool = False) -> list[int]:
         offsets = self.ring if diagonal else self.deltas
-        return sorted({s + d for s in stations for d in offsets if self.open_cell(s + d)})
+        return sorted({s + d for s in stations for d in offsets if s + d in self.reachable})
 
     def bfs(self, sources: list[int]) -> list[int]:
         kind = self.world.kind
