@@ -81,6 +81,13 @@ def run(args: Any) -> int:
         grid.columns = [f"{count} agents" for count in grid.columns]
         print(f"\npass rate of {policy} (rate [Wilson 95% CI] n; '-' = not allowed):")
         print(grid.to_string())
+    if table["tier"].nunique() > 1:
+        from cogames_lib.sweep import summarise
+
+        tiers = summarise(table, ("policy", "tier"))
+        tiers = tiers.pivot(index="policy", columns="tier", values="rate")
+        print("\npass rate by tier (all diagnostics and agent counts pooled):")
+        print(tiers.to_string(float_format=lambda rate: f"{rate:.3f}"))
     errors = int((table["status"].astype(str) == "RUN_ERROR").sum())
     if errors:
         print(f"\n{errors} episodes ended in RUN_ERROR; their last traceback line is in the 'error' column")
