@@ -72,9 +72,10 @@ def test_every_diagnostic_has_a_hard_variant_with_its_rules() -> None:
         assert (hard.tier, hard.base, hard.skills) == ("hard", name, base.skills)
         assert hard.allowed_agent_counts == base.allowed_agent_counts
         assert hard.max_steps >= base.max_steps
-        assert hard.env_config(max(base.allowed_agent_counts)).chorus_size == base.env_config(
-            max(base.allowed_agent_counts)
-        ).chorus_size
+        assert (
+            hard.env_config(max(base.allowed_agent_counts)).chorus_size
+            == base.env_config(max(base.allowed_agent_counts)).chorus_size
+        )
 
 
 def test_search_targets_start_out_of_view() -> None:

@@ -39,7 +39,10 @@ def test_oracle_solves_every_diagnostic_no_faster_than_the_bound(name: str, coun
 
 def test_bound_counts_what_the_episode_must_do() -> None:
     # chest_deposit_near: the chest is two moves away from the nearest spawn, plus the deposit.
-    assert episode_bound("chest_deposit_near", 1, 0)[0] == run_episode("oracle", "chest_deposit_near", 1, 0)["steps"]
+    assert (
+        episode_bound("chest_deposit_near", 1, 0)[0]
+        == run_episode("oracle", "chest_deposit_near", 1, 0)["steps"]
+    )
     # vibe_swap: four withdrawals need four vibe changes, then heart_a, the assembly, default, the deposit.
     assert episode_bound("vibe_swap", 1, 0)[0] >= 4 * 2 + 4
     # radial: one agent walks all four arms; four agents share them, so the bound drops.

@@ -11,7 +11,8 @@ from cogames_lib.cli import main
 from cogames_lib.diagnostics import get_diagnostic, make_env
 from cogames_lib.errors import MapError, ParameterError
 from cogames_lib.paths import DIAGNOSTIC_MAPS_DIR
-from cogames_lib.sweep import run_episode, run_sweep
+from cogames_lib.report.views import diagnostics_headline
+from cogames_lib.sweep import run_episode, run_sweep, summarise
 
 MEMORY_MAP = DIAGNOSTIC_MAPS_DIR / "diagnostic_memory.map"
 
@@ -59,6 +60,13 @@ def test_run_sweep_mixes_names_and_variants(tmp_path: Path) -> None:
     assert set(table.loc[table["diagnostic"] == variant.name, "max_steps"]) == {150}
     oracle = table[table["policy"] == "oracle"]
     assert oracle["success"].all()
+    summary = summarise(table)
+    assert dict(zip(summary["diagnostic"].astype(str), summary["tier"], strict=False)) == {
+        "diagnostic_memory": "normal",
+        variant.name: "custom",
+    }
+    headline = diagnostics_headline(table, 1.0)
+    assert headline["pass_rate[oracle/custom]"].startswith("1.000") and "pass_rate[noop/normal]" in headline
     resumed = run_sweep(["oracle", "noop"], ["memory", variant], [1], 2, tmp_path / "out", progress=False)
     assert resumed.attrs["ran"] == 0 and len(resumed) == len(table)
 

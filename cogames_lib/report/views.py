@@ -143,6 +143,13 @@ def diagnostics_headline(episodes: pd.DataFrame, sweep_seconds: float) -> dict[s
         "sweep_seconds": round(float(sweep_seconds), 2),
     }
     headline.update(_rate_headline("pass_rate", rate_table(episodes, "policy", "success"), "policy"))
+    if "tier" in episodes.columns and episodes["tier"].astype(str).nunique() > 1:
+        by_tier = episodes.assign(
+            policy_tier=episodes["policy"].astype(str) + "/" + episodes["tier"].astype(str)
+        )
+        headline.update(
+            _rate_headline("pass_rate", rate_table(by_tier, "policy_tier", "success"), "policy_tier")
+        )
     return headline
 
 

@@ -14,7 +14,8 @@ def summarise(episodes: pd.DataFrame, by: tuple[str, ...] | list[str] = SUMMARY_
     """Pass rate per group (default: policy, diagnostic, num_agents).
 
     Columns: the group keys, n, successes, rate, ci_low, ci_high (Wilson 95%), timed_out and run_errors
-    (counts). Categorical keys keep their category order (policies as given, diagnostics as registered).
+    (counts), and `tier` (normal / hard / custom) last when grouping by diagnostic without tier.
+    Categorical keys keep their category order (policies as given, diagnostics as registered).
     """
     # scipy.stats is imported on use so that `import cogames_lib.sweep` stays light
     from cogames_lib.stats import rate_table
@@ -34,7 +35,11 @@ def summarise(episodes: pd.DataFrame, by: tuple[str, ...] | list[str] = SUMMARY_
         .sum()
         .reset_index()
     )
-    return table.merge(counts, on=keys, how="left")
+    table = table.merge(counts, on=keys, how="left")
+    if "tier" in episodes.columns and "diagnostic" in keys and "tier" not in keys:
+        tier_of = dict(zip(episodes["diagnostic"].astype(str), episodes["tier"].astype(str), strict=True))
+        table["tier"] = table["diagnostic"].astype(str).map(tier_of)
+    return table
 
 
 def pass_rate_grid(episodes: pd.DataFrame, policy: str) -> pd.DataFrame:
