@@ -111,3 +111,19 @@ def test_cli_sweep_runs_a_variant(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "memory@diagnostic_memory,max_steps=120  1.00" in capsys.readouterr().out
     assert main(["sweep", "--max-steps", "5", "--out", str(tmp_path / "x")]) == 2
     assert "needs its base diagnostic" in capsys.readouterr().err
+
+
+def test_traces_of_variants_and_hard_episodes(tmp_path: Path) -> None:
+    from cogames_lib.diagnostics import diagnostic_map
+    from cogames_lib.report.views import failed_episode_traces
+    from cogames_lib.sweep import load_traces
+
+    variant = get_diagnostic("memory").variant(map=MEMORY_MAP, max_steps=20)
+    out = tmp_path / "out"
+    table = run_sweep(["noop"], [variant, "memory_hard"], [1], 1, out, record_traces=True, progress=False)
+    assert len(load_traces(out, diagnostic=variant)) == len(load_traces(out, diagnostic=variant.name)) == 21
+    pictures = failed_episode_traces(table, out, limit=5)
+    assert len(pictures) == 1  # the custom variant's map is not known from its name: only the hard one
+    hard = table[table["diagnostic"] == "diagnostic_memory_hard"].iloc[0]
+    cells = diagnostic_map("memory_hard", int(hard["episode_seed"]), 1).cells
+    assert pictures[0][2] == cells and len(cells) > len(diagnostic_map("memory").cells)

@@ -37,7 +37,9 @@ def failed_episodes(
     distinct = failed.drop_duplicates(subset=["policy", "diagnostic"], keep="first")
     late = distinct["policy"].astype(str).isin(set(last_policies))
     ordered = pd.concat([distinct[~late], distinct[late]])
-    return ordered.head(limit)[[*EPISODE_KEY, "status", "steps"]].reset_index(drop=True)
+    # episode_seed (a sweep's table has it): a hard-tier map is drawn from it, so its picture needs it
+    seed = ["episode_seed"] if "episode_seed" in episodes.columns else []
+    return ordered.head(limit)[[*EPISODE_KEY, *seed, "status", "steps"]].reset_index(drop=True)
 
 
 def error_folders(agents: pd.DataFrame, skipped: Iterable[Mapping[str, Any]] = ()) -> pd.DataFrame:
