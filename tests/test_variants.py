@@ -99,6 +99,10 @@ def test_variant_arguments_are_checked() -> None:
         memory.variant(max_steps=0)
     with pytest.raises(ParameterError, match="give a map"):
         memory.variant()
+    with pytest.raises(ParameterError, match="drawn per seed"):
+        get_diagnostic("memory_hard").variant(max_steps=500)
+    on_map = get_diagnostic("memory_hard").variant(map=MEMORY_MAP)
+    assert (on_map.base, on_map.max_steps, on_map.hard) == ("diagnostic_memory", 110, None)
 
 
 def test_cli_sweep_runs_a_variant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

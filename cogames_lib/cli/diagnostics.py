@@ -1,7 +1,7 @@
 """`cogames-lib diagnostics list|run|feasibility`: the catalogue, single episodes, the feasibility table.
 
-list
-    one line per diagnostic: name, allowed agent counts, max_steps, what it tests.
+list [--tier normal|hard|all]
+    one line per diagnostic: name, allowed agent counts, max_steps, what it tests (default: normal tier).
 feasibility [NAME ... | all | normal | hard] --agents N... --seeds K [--csv FILE]
     per diagnostic and agent count: the budget, the oracle's lower bound on steps (worst seed), its share
     of the budget, whether every seed is certified (bound <= 0.8 x max_steps), and the oracle's pass rate
@@ -26,6 +26,7 @@ def register(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="diagnostics_command", metavar="ACTION", required=True)
 
     listing = actions.add_parser("list", help="the catalogue: name, agents, max_steps, what it tests")
+    listing.add_argument("--tier", default="normal", choices=["normal", "hard", "all"], help="which tier")
     listing.set_defaults(handler=run_list)
 
     feasibility = actions.add_parser("feasibility", help="oracle lower bound vs max_steps, per diagnostic")
@@ -57,12 +58,12 @@ def agent_counts_text(counts: tuple[int, ...]) -> str:
     return ",".join(str(value) for value in values)
 
 
-def catalogue_lines() -> list[str]:
-    from cogames_lib.diagnostics import DIAGNOSTICS
+def catalogue_lines(tier: str = "normal") -> list[str]:
+    from cogames_lib.diagnostics import REGISTRY, TIERS
 
     rows = [
         (name, agent_counts_text(record.allowed_agent_counts), str(record.max_steps), record.description)
-        for name, record in DIAGNOSTICS.items()
+        for name, record in ((name, REGISTRY[name]) for name in TIERS[tier])
     ]
     header = ("name", "agents", "max_steps", "what it tests")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
@@ -73,7 +74,7 @@ def catalogue_lines() -> list[str]:
 
 
 def run_list(args: Any) -> int:
-    print("\n".join(catalogue_lines()))
+    print("\n".join(catalogue_lines(args.tier)))
     return EXIT_OK
 
 

@@ -37,6 +37,10 @@ def make_variant(
                 f"variant of {base.name}: max_steps must be an integer >= 1, got {max_steps!r}"
             )
         overrides["max_steps"] = max_steps
+    if base.tier == "hard" and grid_map is None:
+        raise ParameterError(
+            f"variant of {base.name}: a hard-tier map is drawn per seed; give a map, or vary {base.base_name}"
+        )
     origin = base if base.tier == "normal" else _registered(base.base_name)
     label = []
     if grid_map is not None:
