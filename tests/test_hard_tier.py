@@ -89,3 +89,12 @@ def test_search_targets_start_out_of_view() -> None:
             world = make_env(record, 1, seed=seed).unwrapped.world
             (tr, tc), agent = world.grid_map.positions_of(target)[0], world.agents[0]
             assert max(abs(tr - agent.row), abs(tc - agent.col)) > VIEW_RADIUS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "count"), CELLS)
+def test_every_seed_gets_a_certified_map(name: str, count: int) -> None:
+    """No seed runs out of draws (a MapError would end that episode as RUN_ERROR)."""
+    record = HARD_DIAGNOSTICS[name]
+    for seed in range(100, 150):
+        assert certified_map(record, seed, count).bound <= CERTIFY_SHARE * record.max_steps

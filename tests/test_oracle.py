@@ -12,6 +12,7 @@ from cogames_lib.diagnostics.feasibility import (
     feasibility_table,
     summary_markdown,
 )
+from cogames_lib.diagnostics.hard_maps import CERTIFY_SHARE
 from cogames_lib.diagnostics.oracle import OraclePolicy
 from cogames_lib.errors import PolicyLoadError
 from cogames_lib.policies import resolve_policy
@@ -28,6 +29,8 @@ CELLS = [
 def test_oracle_solves_every_diagnostic_no_faster_than_the_bound(name: str, count: int) -> None:
     for seed in range(3):
         bound, _ = episode_bound(name, count, seed)
+        # The shipped budgets carry the same margin the hard tier is certified with.
+        assert bound <= CERTIFY_SHARE * DIAGNOSTICS[name].max_steps
         oracle = run_episode("oracle", name, count, seed)
         assert oracle["success"], f"oracle failed {name} x{count} seed {seed}"
         assert bound <= oracle["steps"]
