@@ -78,3 +78,23 @@ def test_against_ceiling_puts_a_policy_next_to_the_oracle(tmp_path) -> None:
     table = against_ceiling(episodes, "noop")
     assert table[["rate", "ceiling_rate", "n"]].values.tolist() == [[0.0, 1.0, 2]]
     assert table["steps"].isna().all() and (table["ceiling_steps"] > 0).all()
+
+
+class _Peeking:
+    """A user policy that asks for the world like the oracle does: it must not get it."""
+
+    seen: list = []
+
+    def attach_world(self, world) -> None:
+        _Peeking.seen.append(world)
+
+    def reset(self, agent_id: int, num_agents: int, seed: int) -> None:
+        pass
+
+    def act(self, observation) -> int:
+        return 0
+
+
+def test_only_the_builtin_oracle_gets_the_world() -> None:
+    result = run_episode("tests.test_oracle:_Peeking", "memory", 1, 0)
+    assert result["status"] == "TIMED_OUT" and _Peeking.seen == []

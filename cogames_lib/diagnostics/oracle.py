@@ -1,8 +1,8 @@
 """`oracle`: the reference ceiling. A full-knowledge team planner, registered as the policy name "oracle".
 
 Unlike every policy under `cogames_lib.policies` (observation-only by construction, a test checks their
-imports), the oracle reads the engine's state: `run_episode` hands the episode's `World` to any policy
-with an `attach_world(world)` method before the first step. That is allowed for this reference only, to
+imports), the oracle reads the engine's state: `run_episode` hands the episode's `World` to it (and to no other
+policy) through `attach_world(world)` before the first step. That is allowed for this reference only, to
 answer "is this episode solvable within its budget, and how fast?": it is a ceiling, never a baseline.
 All agents' instances share one joint plan per step (`OraclePlanner`), computed once per step.
 """

@@ -58,7 +58,8 @@ def run_episode(
     `<base>@<map>` for variants), tier, num_agents, episode_seed, status, success, reward (the episode
     return summed over agents: 1.0 or 0.0), steps, max_steps, error ("" unless RUN_ERROR), duration_s,
     and `trace` (a dict of equal-length columns, see TRACE_COLUMNS) when `record_trace` is true.
-    A policy with an `attach_world(world)` method (the reference `oracle` only) gets the engine state.
+    The built-in `oracle` (a reference ceiling) gets the engine state through `attach_world(world)`; no other
+    policy does, whatever methods it has.
     Agent i's policy is reset with `agent_seed(seed, i)`. `on_frame(step, text)`, when given, receives
     the env's ASCII render (render mode "ansi") after the reset (step 0) and after every step.
     """
@@ -84,10 +85,10 @@ def run_episode(
         if on_frame is not None:
             on_frame(0, env.render())
         policies = [spec.make() for _ in range(num_agents)]
+        full_knowledge = _is_oracle(spec)
         for index, policy in enumerate(policies):
-            attach = getattr(policy, "attach_world", None)
-            if attach is not None:  # a full-knowledge reference (the oracle), never an evaluated policy
-                attach(world)
+            if full_knowledge:  # the reference ceiling reads the world; every other policy sees observations only
+                policy.attach_world(world)
             policy.reset(index, num_agents, agent_seed(seed, index))
         names = list(env.possible_agents)
         while env.agents:
@@ -124,6 +125,12 @@ def run_episode(
     if trace is not None:
         result["trace"] = trace
     return result
+
+
+def _is_oracle(spec: Any) -> bool:
+    from cogames_lib.policies.base import BUILTIN_POLICIES
+
+    return getattr(spec, "path", None) == BUILTIN_POLICIES["oracle"]
 
 
 _ENV_CACHE_SIZE = 32
