@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 from cogames_lib.diagnostics import DIAGNOSTICS
@@ -83,7 +85,7 @@ def test_against_ceiling_puts_a_policy_next_to_the_oracle(tmp_path) -> None:
 class _Peeking:
     """A user policy that asks for the world like the oracle does: it must not get it."""
 
-    seen: list = []
+    seen: ClassVar[list] = []
 
     def attach_world(self, world) -> None:
         _Peeking.seen.append(world)

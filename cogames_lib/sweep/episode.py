@@ -87,7 +87,9 @@ def run_episode(
         policies = [spec.make() for _ in range(num_agents)]
         full_knowledge = _is_oracle(spec)
         for index, policy in enumerate(policies):
-            if full_knowledge:  # the reference ceiling reads the world; every other policy sees observations only
+            if (
+                full_knowledge
+            ):  # the reference ceiling reads the world; every other policy sees observations only
                 policy.attach_world(world)
             policy.reset(index, num_agents, agent_seed(seed, index))
         names = list(env.possible_agents)
