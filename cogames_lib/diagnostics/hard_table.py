@@ -58,7 +58,7 @@ HARD_PARAMETERS: MappingProxyType[str, HardParameters] = MappingProxyType(
         ),
         **{
             f"extract_missing_{resource}": HardParameters(
-                230, extra_rows=10, extra_cols=10, out_of_view=(f"{resource}_extractor",)
+                230, extra_rows=10, extra_cols=10, out_of_view=(f"{resource}_extractor",), search=True
             )
             for resource in ("carbon", "oxygen", "germanium", "silicon")
         },

@@ -16,6 +16,7 @@ from cogames_lib.policies.base import ABLATIONS, resolve_policy
 
 MATRIX_COLUMNS = ("ablation", "diagnostic", "num_agents", "pass_rate", "n")
 BASELINE = "none"  # the ablation label of the full scripted policy
+CEILING = "oracle"  # the label of the full-knowledge reference ceiling (not an ablation)
 DEFAULT_AGENT_COUNTS = (1, 2, 3, 4)
 # An ablation "fails" a cell when it passes at most this share of the seeds there.
 FAIL_AT_MOST = 0.2
@@ -58,6 +59,8 @@ def claimed_cells(agent_counts: Iterable[int] = DEFAULT_AGENT_COUNTS, tier: str 
 
 
 def _policy_name(ablation: str) -> str:
+    if ablation == CEILING:
+        return CEILING
     return "scripted" if ablation == BASELINE else f"scripted:-{ablation}"
 
 
@@ -68,22 +71,26 @@ def capability_matrix(
     seeds: int | Sequence[int] = 10,
     include_baseline: bool = True,
     progress: bool = False,
+    include_ceiling: bool = False,
 ) -> pd.DataFrame:
     """Pass rate of every (ablation, diagnostic, agent count) cell, by playing the episodes.
 
     `ablations` defaults to all of `ABLATIONS` (plus the full policy as ablation "none" when
-    `include_baseline`); `seeds` is a count (seeds 0..k-1) or explicit seeds; agent counts a diagnostic
+    `include_baseline`, and the oracle as "oracle" when `include_ceiling`: scripted against the ceiling);
+    `seeds` is a count (seeds 0..k-1) or explicit seeds; agent counts a diagnostic
     does not allow are skipped. Returns a tidy DataFrame with `MATRIX_COLUMNS`.
     """
     from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic
     from cogames_lib.sweep import run_episode
 
     chosen = list(ABLATIONS if ablations is None else ablations)
-    unknown = [a for a in chosen if a not in ABLATIONS and a != BASELINE]
+    unknown = [a for a in chosen if a not in ABLATIONS and a not in (BASELINE, CEILING)]
     if unknown:
         raise ParameterError(f"capability_matrix(ablations=...): unknown {unknown}; known: {list(ABLATIONS)}")
     if include_baseline and BASELINE not in chosen:
         chosen.insert(0, BASELINE)
+    if include_ceiling and CEILING not in chosen:
+        chosen.insert(0, CEILING)
     records = [get_diagnostic(d) for d in (list(DIAGNOSTICS) if diagnostics is None else diagnostics)]
     names = [record.name for record in records]
     allowed = {record.name: record.allowed_agent_counts for record in records}
@@ -123,7 +130,7 @@ def matrix_table(matrix: pd.DataFrame) -> pd.DataFrame:
     table = matrix.pivot_table(
         index=["diagnostic", "num_agents"], columns="ablation", values="pass_rate", sort=False
     )
-    order = [a for a in (BASELINE, *ABLATIONS) if a in table.columns]
+    order = [a for a in (CEILING, BASELINE, *ABLATIONS) if a in table.columns]
     return table[order]
 
 
@@ -132,7 +139,8 @@ def matrix_markdown(matrix: pd.DataFrame, digits: int = 2) -> str:
     starred, so a reader sees each claim next to its measured pass rate."""
     table = matrix_table(matrix)
     claims = set(map(tuple, claimed_cells(sorted(matrix["num_agents"].unique()), tier="all").values.tolist()))
-    header = ["diagnostic", "agents", *(f"-{a}" if a != BASELINE else "scripted" for a in table.columns)]
+    labels = {BASELINE: "scripted", CEILING: CEILING}
+    header = ["diagnostic", "agents", *(labels.get(a, f"-{a}") for a in table.columns)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for (diagnostic, count), row in table.iterrows():
         cells = []
