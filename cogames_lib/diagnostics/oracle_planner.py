@@ -107,7 +107,7 @@ class OraclePlanner:
             if agent.vibe != _DEPOSIT and self._in_ring(agent):
                 chosen[agent.index] = _vibe_action(_DEPOSIT)
             else:
-                chosen[agent.index] = self._approach(agent, self.geometry.field(self.assembler, True), True)
+                chosen[agent.index] = self._approach(agent, self.geometry.field(self.assembler, True))
 
     def _assemble(self, chosen: list[int]) -> None:
         world = self.world
@@ -147,7 +147,7 @@ class OraclePlanner:
             if target[agent.position] == 0 or (ready and not pooled_ok and self._in_ring(agent)):
                 chosen[agent.index] = _vibe_action(vibe) if agent.vibe != vibe else NOOP
             else:
-                chosen[agent.index] = self._approach(agent, target, agent is not user)
+                chosen[agent.index] = self._approach(agent, target)
         self._shuffle_ring(chosen, ring_field)
 
     def _shuffle_ring(self, chosen: list[int], ring_field: list[int]) -> None:
@@ -200,7 +200,7 @@ class OraclePlanner:
             charging = self._charge_on_the_way(agent, stations, final)
             if charging is not None:
                 return charging
-        return self._approach(agent, self.geometry.field(stations), False)
+        return self._approach(agent, self.geometry.field(stations))
 
     def _energy_needed(self, stations: tuple[int, ...], walk: int, final: bool) -> int:
         use = max(self.world.stations[s].energy_cost for s in stations)
@@ -228,16 +228,16 @@ class OraclePlanner:
                 best, best_cost = charger, total
         if best is None:
             return None
-        return self._approach(agent, geometry.field((best,)), False)
+        return self._approach(agent, geometry.field((best,)))
 
     def _charge_to(self, agent: AgentState, need: int) -> int:
         """Charge at the nearest charger until `need` energy (or as full as a use can make it)."""
         here = self._adjacent_use(agent, self.chargers)
         if here is not None:
             return here if agent.energy < min(need, rules.ENERGY_CAPACITY - 2) else NOOP
-        return self._approach(agent, self.geometry.field(self.chargers), False)
+        return self._approach(agent, self.geometry.field(self.chargers))
 
-    def _approach(self, agent: AgentState, field: list[int], any_free_target: bool) -> int:
+    def _approach(self, agent: AgentState, field: list[int]) -> int:
         """One move down `field`; when the way down is taken, a detour around agents (BFS)."""
         position = agent.position
         if field[position] == 0 or field[position] >= UNREACHABLE:
