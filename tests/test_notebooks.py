@@ -101,10 +101,15 @@ BAD_PARAMETERS = [
     ("diagnostics_sweep", {"seeds": -1}, r"seeds"),
     (
         "diagnostics_sweep",
-        {"variant_base": "memory", "variant_map": "/no/such/room.map"},
+        {"variant": {"base": "memory", "map": "/no/such/room.map"}},
         r"/no/such/room.map: cannot read map file",
     ),
-    ("diagnostics_sweep", {"variant_max_steps": 300}, r"needs its base diagnostic"),
+    ("diagnostics_sweep", {"variant": {"max_steps": 300}}, r"needs its base diagnostic"),
+    (
+        "diagnostics_sweep",
+        {"variant": {"base": "memory", "steps": 3}},
+        r"variant: unknown key\(s\) \['steps'\]",
+    ),
     ("diagnostics_sweep", {"policies": ["scripted:-flying"]}, r"policies: unknown scripted ablation"),
     (
         "diagnostics_sweep",

@@ -57,7 +57,7 @@ def run(args: Any) -> int:
 
     table = run_sweep(
         args.policies,
-        with_variant(args.diagnostics, args.base, args.map, args.max_steps),
+        with_variant(args.diagnostics, {"base": args.base, "map": args.map, "max_steps": args.max_steps}),
         args.agents,
         args.seeds,
         args.out,

@@ -9,6 +9,7 @@ naming the file, not in the middle of a sweep.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -112,20 +113,27 @@ def check_map_fits(diagnostic: Diagnostic, grid_map: GridMap) -> None:
                 )
 
 
-def with_variant(
-    diagnostics: Any, base: str | None, map_file: str | Path | None = None, max_steps: int | None = None
-) -> Any:
-    """Sweep diagnostics plus the custom variant of `base` (the CLI's --base/--map/--max-steps and the sweep
-    notebook's variant_* parameters). Without `base`, `diagnostics` (None: "all") is returned as it is;
-    with it, `diagnostics` (None: none) gets the variant appended. The map is checked here, at once."""
-    if base is None:
-        if map_file is not None or max_steps is not None:
-            raise ParameterError(
-                "a variant's map or max_steps needs its base diagnostic (--base / variant_base)"
-            )
+VARIANT_KEYS = ("base", "map", "max_steps")
+
+
+def with_variant(diagnostics: Any, variant: Mapping[str, Any] | None) -> Any:
+    """Sweep diagnostics plus one custom variant: the CLI's --base/--map/--max-steps and the sweep notebook's
+    `variant` parameter, a mapping {"base": NAME, "map": FILE, "max_steps": N} (None values are left out).
+
+    Without a variant, `diagnostics` (None: "all") is returned as it is; with one, `diagnostics` (None: none)
+    gets it appended. The map is checked here, before any episode runs."""
+    given = {key: value for key, value in dict(variant or {}).items() if value is not None}
+    unknown = sorted(set(given) - set(VARIANT_KEYS))
+    if unknown:
+        raise ParameterError(f"variant: unknown key(s) {unknown}; known: {list(VARIANT_KEYS)}")
+    if not given:
         return "all" if diagnostics is None else diagnostics
-    variant = _registered(base).variant(map=map_file, max_steps=max_steps)
+    if "base" not in given:
+        raise ParameterError(
+            "variant: a map or max_steps needs its base diagnostic (--base / variant['base'])"
+        )
+    record = _registered(given["base"]).variant(map=given.get("map"), max_steps=given.get("max_steps"))
     if diagnostics is None:
-        return [variant]
+        return [record]
     listed = [diagnostics] if isinstance(diagnostics, str) else list(diagnostics)
-    return [*listed, variant]
+    return [*listed, record]
