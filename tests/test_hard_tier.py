@@ -98,3 +98,14 @@ def test_every_seed_gets_a_certified_map(name: str, count: int) -> None:
     record = HARD_DIAGNOSTICS[name]
     for seed in range(100, 150):
         assert certified_map(record, seed, count).bound <= CERTIFY_SHARE * record.max_steps
+
+
+def test_hard_episodes_are_identical_for_any_worker_count(tmp_path) -> None:
+    from cogames_lib.sweep import run_sweep
+
+    grid = (["scripted", "random"], ["radial_hard", "charge_up_hard"], [1, 2], 2)
+    serial = run_sweep(*grid, tmp_path / "one", workers=1, progress=False)
+    pooled = run_sweep(*grid, tmp_path / "two", workers=2, progress=False)
+    columns = ["policy", "diagnostic", "tier", "num_agents", "seed", "episode_seed", "status", "steps"]
+    assert serial[columns].equals(pooled[columns])
+    assert set(serial["tier"].astype(str)) == {"hard"}
