@@ -8,12 +8,15 @@ Every term counts a step some agent cannot avoid; anything uncertain is relaxed 
   (station, energy) states through the chargers (moves cost 2, a charger use nets at most +48);
 - otherwise the heart is assembled first. Each resource the team lacks is fetched by one agent from one
   source (one use of a stocked resource chest after a vibe change, or ceil(need / best output) extractor
-  uses, plus one unclipping use when every extractor of it is clipped, preceded, somewhere earlier on the
-  agent's tour, by crafting a decoder at the assembler (gear vibe + use) when that agent holds none).
-  Resources the crafting consumes are not counted again (a relaxation). Every split of the fetches among
-  agents and every visiting order is tried; an agent's time is its tour to a cell next to the assembler plus one vibe change
-  (heart_a). The chorus is ready when its slowest member is; then one assembler use, one vibe change of the
-  heart's receiver, the walk from the assembler to the chest and the deposit.
+  uses, shared among teammates, plus one unclipping use when every extractor of it is clipped, preceded,
+  somewhere earlier on the agent's tour, by crafting a decoder at the assembler: the gear vibe, and the use
+  when the agent is alone). Resources the crafting consumes are not counted again (a relaxation). Every
+  split of the fetches among agents and every visiting order is tried; an agent is ready after its tour
+  to a cell next to the assembler and one vibe change (heart_a). The assembler use comes no earlier than
+  the step the chorus is ready (agents act one after another within a step, so a teammate's last vibe
+  change and the use may share a step) and one step after the user's own readiness; then the receiver's
+  vibe change (when the whole team is the chorus, the receiver is the user), the walk to the chest and
+  the deposit.
 - without energy regen, an agent whose tour costs more energy than it holds needs at least
   ceil(deficit / 48) charger uses (each a step; the detour to the charger is not counted).
 """
@@ -107,7 +110,9 @@ def _source_options(world: World, geometry: Geometry, resource: str, need: int) 
         best = min(
             rule.max_output, rule.output + rule.bonus_per_extra_adjacent_agent * (world.num_agents - 1)
         )
-        uses = math.ceil(need / max(1, best))
+        # Teammates may share the uses (each its own action, several per step): one agent makes at least
+        # its share of them.
+        uses = math.ceil(math.ceil(need / max(1, best)) / world.num_agents)
         clipped = all(world.stations[p].clipped for p in live)
         steps = uses + int(clipped)
         energy = uses * rule.energy_cost + (rules.STATION_USE_ENERGY_COST if clipped else 0)
@@ -163,6 +168,9 @@ def _assembly_bound(world: World, geometry: Geometry) -> int:
         return UNREACHABLE
     agents = range(world.num_agents)
     chorus = world.chorus_size
+    whole_team = chorus >= world.num_agents
+    ring = geometry.field(assembler, diagonal=True)
+    nearest = min(ring[a.position] for a in world.agents)
     memo: dict[tuple, int] = {}
     best = UNREACHABLE
     for sources in itertools.product(*choices):
@@ -175,14 +183,17 @@ def _assembly_bound(world: World, geometry: Geometry) -> int:
                     memo[key] = _tour(world, geometry, agent, stops)
                 times.append((memo[key] + 1, bool(stops)))  # + the heart_a vibe change
             fetchers = max((t for t, fetches in times if fetches), default=0)
-            slowest_chorus = sorted(t for t, _ in times)[chorus - 1]
-            best = min(best, max(fetchers, slowest_chorus))
-    carry = (
-        min(
-            geometry.field(tuple(geometry.stations_by_kind.get("chest", ())))[c]
-            for c in geometry.approach_cells(assembler, diagonal=True)
-        )
-        if best < UNREACHABLE
-        else 0
-    )
-    return min(UNREACHABLE, best + 1 + 1 + carry + 1)
+            ready = max(fetchers, sorted(t for t, _ in times)[chorus - 1])
+            # Agents act one after another within a step, so the use may share a step with a teammate's last
+            # move or vibe change: it comes after the ready step, or one step after the user's own readiness
+            # (the earliest of anyone's).
+            earliest_user = min(t for t, _ in times) if whole_team else nearest
+            best = min(best, max(ready, earliest_user + 1) if world.num_agents > 1 else ready + 1)
+    if best >= UNREACHABLE:
+        return UNREACHABLE
+    chest = tuple(geometry.stations_by_kind.get("chest", ()))
+    carry = min(geometry.field(chest)[c] for c in geometry.approach_cells(assembler, diagonal=True))
+    # With the whole team in the chorus the user shows heart_a and receives the heart: its vibe change to a
+    # depositing vibe is its next action. Otherwise a receiver acting later in the use's step may overlap it.
+    vibe_change = 1 if whole_team else 0
+    return min(UNREACHABLE, best + vibe_change + carry + 1)
