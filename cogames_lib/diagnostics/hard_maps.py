@@ -2,12 +2,13 @@
 
 `certified_map(diagnostic, seed, num_agents)` draws a map from `stable_hash("hard-map", name, seed,
 num_agents, draw)` for draw = 0, 1, ...: the base map is mirrored at random, station-free rows and columns
-are copied in (larger rooms, longer corridors, targets pushed out of view), wall baffles are added, and the
-result is accepted when (1) the view conditions of its parameter row hold for every spawn, (2) the oracle's
-lower bound on steps, for the spawns the episode seed picks, is at most `CERTIFY_SHARE` x max_steps, and
-(3) for search diagnostics, an 11-wide sweep of every open cell plus that bound fits in max_steps. A
-rejected draw is drawn again from the next derived seed, at most `MAX_DRAWS` times, each time with a
-little less stretch; a seed with no accepted draw raises `MapError` (a test shows none in the tested seeds).
+are copied in (larger rooms, longer corridors, targets pushed out of view), wall baffles are added. A draw
+is accepted when (1) the view conditions of its parameter row hold for the episode's spawns, (2) the
+oracle's lower bound on steps for those spawns is finite (what the episode needs is reachable) and at most
+`CERTIFY_SHARE` x max_steps, and (3) for search diagnostics, an 11-wide sweep of every open cell plus that
+bound fits in max_steps. A rejected draw is drawn again from the next derived seed, at most `MAX_DRAWS`
+times, each time with a little less stretch; a seed with no accepted draw raises `MapError` (a test shows
+none in the tested seeds).
 """
 
 from __future__ import annotations
