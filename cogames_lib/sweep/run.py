@@ -99,7 +99,9 @@ def order_episodes(
     frame = frame.copy()
     if tiers is not None:
         frame["tier"] = frame["diagnostic"].astype(str).map(tiers)
-    frame["tier"] = pd.Categorical(frame["tier"].astype(str), categories=list(store.EPISODE_TIERS), ordered=True)
+    frame["tier"] = pd.Categorical(
+        frame["tier"].astype(str), categories=list(store.EPISODE_TIERS), ordered=True
+    )
     frame["policy"] = pd.Categorical(frame["policy"].astype(str), categories=policy_order, ordered=True)
     frame["diagnostic"] = pd.Categorical(
         frame["diagnostic"].astype(str), categories=diagnostic_order, ordered=True
