@@ -151,6 +151,7 @@ def train_many(
         overwrite=overwrite,
         compare=("configs", "epochs", "probe_every"),
         name="out_dir",
+        same_code=True,  # runs trained by older code never pose as this code's
     )
     finished = {index: _finished_row(job[0], epochs, job[3], job[4]) for index, job in enumerate(jobs)}
     done = {index: row for index, row in finished.items() if row is not None}
@@ -170,6 +171,7 @@ def train_many(
     ran = iter(rows)
     rows = [done[index] if index in done else next(ran) for index in range(len(run_keys))]
     combine_run_tables(out_dir, run_keys)
+    io.record_results(out_dir, unit="training runs", computed=len(jobs), reused=len(done))
     return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
 
 

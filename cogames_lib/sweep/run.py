@@ -128,7 +128,8 @@ def run_sweep(
     resume: continue a sweep folder (the default; see the module docstring); overwrite: delete it first.
     Returns the `episodes` table of the requested grid (see store.EPISODE_COLUMNS); `df.attrs` holds
     `skipped_cells` (policy, diagnostic, num_agents of every cell the diagnostic does not allow),
-    `skipped_count`, `ran` (episodes run by this call) and `resumed` (episodes found on disk).
+    `skipped_count`, `ran` (episodes run by this call), `resumed` (episodes found on disk) and `reuse` (that
+    in words, with when the resumed episodes were computed: `io.reuse_summary`).
     """
     plan = validate_sweep_parameters(
         policies, diagnostics, agent_counts, seeds, workers, backend, scheduler, out_dir, sweep_seed
@@ -147,6 +148,7 @@ def run_sweep(
         overwrite=overwrite,
         compare=("library_version",),
         name="out_dir",
+        same_code=True,  # episodes of older code never pose as this code's
     )
     store.prepare(plan.out_dir, record_traces)
     done = store.done_keys(plan.out_dir)
@@ -173,7 +175,9 @@ def run_sweep(
             _write_chunk(plan, chunk, results)
     table = _collect(plan, tasks)
     io.write_parquet(plan.out_dir / store.TABLE, table)
+    io.record_results(plan.out_dir, unit="episodes", computed=len(todo), reused=len(tasks) - len(todo))
     table.attrs.update(
+        reuse=io.reuse_summary(io.read_manifest(plan.out_dir) or {}),
         skipped_cells=[list(cell) for cell in skipped],
         skipped_count=len(skipped),
         ran=len(todo),
