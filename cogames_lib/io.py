@@ -266,7 +266,12 @@ def record_results(out_dir: str | os.PathLike[str], *, unit: str, computed: int,
     many it reused from disk; `reuse_summary` turns it into words."""
     folder = Path(out_dir)
     manifest = read_manifest(folder) or {}
-    manifest["results"] = {"unit": unit, "computed": int(computed), "reused": int(reused), "finished": now_utc()}
+    manifest["results"] = {
+        "unit": unit,
+        "computed": int(computed),
+        "reused": int(reused),
+        "finished": now_utc(),
+    }
     write_json(folder / MANIFEST_FILE, manifest)
 
 

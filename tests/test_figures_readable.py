@@ -213,14 +213,23 @@ def _full_profile_episodes() -> pd.DataFrame:
 
 
 @pytest.mark.parametrize(
-    "name", ["pass_rate_heatmap", "capability_matrix", "outcome_rates", "status_count_bars", "steps_to_success",
-             "redundancy_heatmap"],  # fmt: skip
+    "name",
+    [
+        "pass_rate_heatmap",
+        "capability_matrix",
+        "outcome_rates",
+        "status_count_bars",
+        "steps_to_success",
+        "redundancy_heatmap",
+    ],
 )
 def test_full_profile_figures_fit_a_report_page_unscaled(name: str) -> None:
     episodes = _full_profile_episodes()
-    figure = plots.redundancy_heatmap(redundancy(episodes, 0.95)) if name == "redundancy_heatmap" else getattr(
-        plots, name
-    )(episodes)
+    figure = (
+        plots.redundancy_heatmap(redundancy(episodes, 0.95))
+        if name == "redundancy_heatmap"
+        else getattr(plots, name)(episodes)
+    )
     buffer = BytesIO()
     figure.savefig(buffer, format="png", dpi=SCREEN_DPI, bbox_inches="tight")  # as `report.notebook.show`
     width = plt.imread(BytesIO(buffer.getvalue())).shape[1]

@@ -61,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for provenance boxes
     try:
         result = args.handler(args)
     except CogamesLibError as error:
