@@ -9,10 +9,6 @@ import sys
 
 from cogames_lib.cli._codes import EXIT_FAILED_WORK, EXIT_OK
 
-EXAMPLE = """example:
-  cogames-lib report --profile quick --out reports/latest --fresh
-    runs the three notebooks (about a minute), then open reports/latest/index.html"""
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
@@ -21,7 +17,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Execute every notebook of a profile with papermill, export each to self-contained HTML "
         "(code hidden, figures embedded) and write DIR/index.html last: the findings of each capability with "
         "their figures and provenance. Exits 1 if any notebook failed (the last line names them).",
-        epilog=EXAMPLE,
     )
     parser.add_argument("--profile", default="quick", help="quick (about a minute, default) or full")
     parser.add_argument("--out", default="reports/latest", help="output folder (default: reports/latest)")
