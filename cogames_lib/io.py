@@ -245,6 +245,30 @@ def _prepare(
     return folder
 
 
+def is_new_out_dir(out_dir: str | os.PathLike[str]) -> bool:
+    """True when the folder is missing or empty: a run that fails before it writes any result may then
+    `discard_out_dir` it, leaving nothing behind."""
+    folder = Path(out_dir).expanduser()
+    return not folder.exists() or (folder.is_dir() and not any(folder.iterdir()))
+
+
+def discard_out_dir(out_dir: str | os.PathLike[str], existed: bool) -> None:
+    """Undo `prepare_out_dir` for a new folder whose run failed before writing a result (a wrong scheduler
+    address, Ctrl-C during start-up): its manifest and empty sub-folders go, and the folder itself unless it
+    `existed` (empty) before. Call only when `is_new_out_dir` was true before `prepare_out_dir`."""
+    folder = Path(out_dir).expanduser()
+    if not folder.is_dir():
+        return
+    if existed:
+        for entry in folder.iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+    else:
+        shutil.rmtree(folder)
+
+
 def now_utc() -> str:
     """The time stamp of manifests: UTC, to the second, ISO 8601 (`2026-11-25T00:47:33Z`)."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -201,10 +201,11 @@ def test_cli_train_with_an_unreachable_dask_scheduler_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     argv = ["probe", "train", "--epochs", "1", "--backend", "dask", "--scheduler", "not-an-address",
-            "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+            "--out", str(tmp_path / "runs"), "--no-progress"]  # fmt: skip
     assert main(argv) == 2
     errors = capsys.readouterr().err.strip().splitlines()
     assert len(errors) == 1 and "cannot connect to the Dask scheduler 'not-an-address'" in errors[0]
+    assert not (tmp_path / "runs").exists()  # nothing was trained: no folder (no manifest) is left behind
 
 
 def test_a_repeated_condition_and_seed_is_rejected_not_trained_twice(

@@ -95,9 +95,10 @@ def execute_notebook(
                     progress_bar=progress,
                     execution_timeout=cell_timeout_s,
                     cwd=str(cwd) if cwd is not None else None,
-                    # the kernel's own start-up warnings (e.g. "running over TCP without encryption" on a
-                    # local kernel) would otherwise flood the command's output; errors still show
-                    extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                    # the kernel's own log (start-up warnings such as "running over TCP without encryption",
+                    # a zmq traceback while it is shut down after Ctrl-C) would otherwise reach the command's
+                    # output; what a cell raises is in the notebook, and a dead kernel is DeadKernelError
+                    extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
                 )
             except PapermillExecutionError as error:
                 status, message = FAILED, _one_line(f"cell {error.exec_count}: {error.ename}: {error.evalue}")
