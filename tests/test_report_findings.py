@@ -162,3 +162,48 @@ def test_a_resume_of_results_from_another_code_version_is_refused(tmp_path, monk
         io.prepare_out_dir(tmp_path / "run", job="sweep", params={}, resume=True, same_code=True)
     # callers that recompute everything anyway (a notebook's own folder) may continue it
     io.prepare_out_dir(tmp_path / "run", job="sweep", params={}, resume=True)
+
+
+@pytest.mark.slow
+def test_a_resumed_report_says_on_the_page_and_the_index_what_it_reused_and_when(tmp_path, capsys):
+    from cogames_lib.report.profiles import NotebookRun, Profile
+    from cogames_lib.report.runner import run_report
+
+    tiny = Profile(
+        "tiny",
+        "one diagnostic, two seeds",
+        300,
+        (
+            NotebookRun(
+                "diagnostics_sweep",
+                "Cogs vs Clips diagnostics",
+                dict(
+                    policies=["noop"],
+                    diagnostics=["chest_navigation1"],
+                    agent_counts=[1],
+                    seeds=2,
+                    workers=1,
+                    backend="local",
+                    scheduler=None,
+                    record_traces=False,
+                    redundancy_threshold=0.95,
+                ),
+            ),  # fmt: skip
+        ),
+    )
+    first = run_report(tiny, tmp_path, progress=False)
+    assert first.ok and first.notebooks[0].provenance.results == ("2 episodes computed now (sweep/)",)
+    created = io.read_manifest(tmp_path / "diagnostics_sweep" / "sweep")["created"]
+    second = run_report(tiny, tmp_path, progress=False, resume=True)
+    when = created.replace("T", " ").replace("Z", " UTC")
+    (line,) = second.notebooks[0].provenance.results
+    assert line.startswith(f"resumed 2 of 2 episodes computed {when}") and "0 computed now" in line
+    page = (tmp_path / "diagnostics_sweep.html").read_text()
+    index = (tmp_path / "index.html").read_text()
+    assert (
+        f"resumed 2 of 2 episodes computed {when}" in page
+        and f"resumed 2 of 2 episodes computed {when}" in index
+    )
+    assert "Resumed the report started" in index
+    # the findings on the index are computed from this run's table, figure inline
+    assert "noop 0.00 [0.00, 0.66] (n = 2)" in index and 'src="data:image/png;base64,' in index
