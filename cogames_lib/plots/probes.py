@@ -60,7 +60,7 @@ def _n_label(part: pd.DataFrame) -> str:
         return f"n={units} seeds per point"
     # one seed: the band is over agents/rows of that run, which says nothing about other seeds
     rows = int(part.groupby(["partner_kind", "epoch"], observed=True).size().max()) if len(part) else 0
-    return f"1 seed, n={rows} rows per point"
+    return f"1 seed, n={rows} {'row' if rows == 1 else 'rows'} per point"
 
 
 def _with_condition(frame: pd.DataFrame) -> pd.DataFrame:

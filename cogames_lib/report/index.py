@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cogames_lib import io
-from cogames_lib.report.provenance import PROVENANCE_CSS, Provenance, provenance_html
+from cogames_lib.report.provenance import PROVENANCE_CSS, Provenance, provenance_html, value_text
 
 VERSION_PACKAGES = (
     "cogames_lib",
@@ -80,9 +80,9 @@ def _e(value: Any) -> str:
 def _format_value(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
-    if isinstance(value, (dict, list)):
+    if isinstance(value, dict):
         return json.dumps(value)
-    return "—" if value is None else str(value)
+    return "—" if value is None else value_text(value)
 
 
 def _table(rows: Sequence[tuple[Any, Any]], css_class: str) -> str:

@@ -98,10 +98,20 @@ def seeds_text(parameters: Mapping[str, Any]) -> str:
     return text + (f"; sweep seed {parameters['sweep_seed']}" if "sweep_seed" in parameters else "")
 
 
+def value_text(value: Any) -> str:
+    """A parameter value in words, never a Python repr: lists joined by commas, paths inside the project
+    relative to it, None as "none"."""
+    if value is None:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(value_text(item) for item in value) or "(empty)"
+    if isinstance(value, str) and value.startswith("/"):
+        return _project_relative(value)
+    return str(value)
+
+
 def parameters_text(parameters: Mapping[str, Any]) -> str:
-    shown = {name: value for name, value in parameters.items() if name != "out_dir"}
-    return "; ".join(f"{name}={_project_relative(value) if 'folder' in name and value else value}"
-                     for name, value in shown.items())  # fmt: skip
+    return "; ".join(f"{name}: {value_text(value)}" for name, value in parameters.items() if name != "out_dir")
 
 
 def results_lines(folder: str | Path) -> tuple[str, ...]:
