@@ -193,6 +193,9 @@ def test_a_resumed_report_says_on_the_page_and_the_index_what_it_reused_and_when
     )
     first = run_report(tiny, tmp_path, progress=False)
     assert first.ok and first.notebooks[0].provenance.results == ("2 episodes computed now (sweep/)",)
+    # every output folder records what produced it: the notebook's folder its parameters and code version
+    recorded = io.read_manifest(tmp_path / "diagnostics_sweep")
+    assert recorded["parameters"]["seeds"] == 2 and recorded["code_version"] == io.code_version()
     created = io.read_manifest(tmp_path / "diagnostics_sweep" / "sweep")["created"]
     second = run_report(tiny, tmp_path, progress=False, resume=True)
     when = created.replace("T", " ").replace("Z", " UTC")

@@ -12,6 +12,7 @@ the episodes on disk) or `overwrite=True` (delete it first; what `make report` d
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass
@@ -88,6 +89,7 @@ def _run_one(job: _Job) -> NotebookReport:
         cwd=notebooks_dir,
     )
     status, message = executed.status, executed.message
+    _record_parameters(notebook_out, parameters)
     provenance = provenance_for(run.notebook, parameters, notebook_out, job.command, job.code, _now())
     findings: tuple[tuple[str, str | None], ...] = ()
     if status == OK:
@@ -117,6 +119,17 @@ def _run_one(job: _Job) -> NotebookReport:
         findings=findings,
         provenance=provenance,
     )
+
+
+def _record_parameters(folder: Path, parameters: dict) -> None:
+    """The notebook's folder manifest records the parameters it ran with (the notebook itself only knows
+    its folder), so every output folder of a report says what produced it."""
+    manifest = io.read_manifest(folder)
+    if manifest is not None:
+        io.write_json(
+            folder / io.MANIFEST_FILE,
+            {**manifest, "parameters": json.loads(json.dumps(parameters, default=str))},
+        )
 
 
 def _now() -> str:
