@@ -44,7 +44,7 @@ browser:
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 report: $(STAMP)
-	$(PY) -m cogames_lib report --profile $(PROFILE) --out reports/$(REPORT) --overwrite
+	$(PY) -m cogames_lib report --profile $(PROFILE) --out reports/$(REPORT) --fresh
 
 test: $(STAMP) browser
 	$(PY) -m ruff check cogames_lib tests benchmarks

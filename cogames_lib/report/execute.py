@@ -21,6 +21,7 @@ from cogames_lib.io import atomic_path
 
 OK, FAILED, TIMED_OUT = "ok", "failed", "timed_out"
 KERNEL_NAME = "python3"
+KERNEL_START_TIMEOUT_S = 300
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,9 @@ def execute_notebook(
                     kernel_name=kernel_name,
                     progress_bar=progress,
                     execution_timeout=cell_timeout_s,
+                    # papermill gives a kernel 60 s to start; on a loaded machine (load 18 on 2 cores) a
+                    # healthy kernel took longer and the part failed with "Kernel didn't respond"
+                    start_timeout=KERNEL_START_TIMEOUT_S,
                     cwd=str(cwd) if cwd is not None else None,
                     # the kernel's own log (start-up warnings such as "running over TCP without encryption",
                     # a zmq traceback while it is shut down after Ctrl-C) would otherwise reach the command's
