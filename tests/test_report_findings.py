@@ -188,7 +188,7 @@ def test_a_resumed_report_says_on_the_page_and_the_index_what_it_reused_and_when
                     record_traces=False,
                     redundancy_threshold=0.95,
                 ),
-            ),  # fmt: skip
+            ),
         ),
     )
     first = run_report(tiny, tmp_path, progress=False)

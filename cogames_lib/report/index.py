@@ -129,6 +129,22 @@ def _section(report: NotebookReport) -> str:
     return "\n".join(parts)
 
 
+def _at_a_glance(reports: Sequence[NotebookReport]) -> str:
+    """Every finding of every part in one list at the top (figures, provenance and details below)."""
+    items = [
+        f'<li><a href="#{_e(report.notebook)}">{_e(report.title)}</a>: {_e(text)}</li>'
+        for report in reports
+        for text, _figure in report.findings
+    ]
+    items += [
+        f'<li><a href="#{_e(report.notebook)}">{_e(report.title)}</a>: '
+        f'<span class="error">{_e(STATUS_LABELS.get(report.status, (report.status, ""))[0])}</span></li>'
+        for report in reports
+        if not report.ok
+    ]
+    return f'<h2>Findings</h2><ul class="glance">{"".join(items)}</ul>' if items else ""
+
+
 CSS = (
     """
 body { font-family: -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; max-width: 1270px;
@@ -140,6 +156,7 @@ table { border-collapse: collapse; margin: 0.4em 0; } th, td { border-bottom: 1p
         padding: 0.2em 0.8em; text-align: left; vertical-align: top; font-size: 0.92em; }
 th { font-weight: 600; } td { font-family: ui-monospace, Menlo, Consolas, monospace; }
 pre.error, p.error { color: #a01010; white-space: pre-wrap; }
+ul.glance li { margin: 0.35em 0; line-height: 1.4; } .error { color: #a01010; }
 .finding p { font-size: 1.05em; line-height: 1.45; margin: 0.6em 0 0.3em; }
 .finding img { display: block; max-width: 100%; margin: 0.2em 0 1em; }
 details { margin: 0.4em 0; }
@@ -178,6 +195,7 @@ def render_index(
             f"{_e(generated_at)} · run time {run_time_s:.1f} s · code {_e(commit or 'unknown')}</p>",
             f'<p class="meta">command <code>{_e(command)}</code></p>' if command else "",
             f'<p class="meta reuse">{_e(reuse_note)}</p>' if reuse_note else "",
+            _at_a_glance(reports),
             *(_section(report) for report in reports),
             "<h2>Versions</h2>",
             _table(version_rows, "versions"),
