@@ -111,7 +111,9 @@ def value_text(value: Any) -> str:
 
 
 def parameters_text(parameters: Mapping[str, Any]) -> str:
-    return "; ".join(f"{name}: {value_text(value)}" for name, value in parameters.items() if name != "out_dir")
+    return "; ".join(
+        f"{name}: {value_text(value)}" for name, value in parameters.items() if name != "out_dir"
+    )
 
 
 def results_lines(folder: str | Path) -> tuple[str, ...]:
