@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
+from cogames_lib import io
 from cogames_lib.cli import main
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt import (
@@ -231,6 +232,10 @@ def test_train_many_resumes_finished_runs_and_refuses_other_parameters(tmp_path:
     columns = ["condition", "seed", "final_mean_return", "mean_return_last_10pct"]
     pd.testing.assert_frame_equal(grown[columns].iloc[:1], first[columns])
     assert grown["seed"].tolist() == [0, 1] and len(pd.read_csv(tmp_path / "training_all.csv")) == 4
+    # the folder says what was reused, and from when: a report's provenance box reads it
+    summary = io.reuse_summary(io.read_manifest(tmp_path) or {})
+    assert summary is not None and summary.startswith("resumed 1 of 2 training runs computed ")
+    assert summary.endswith("; 1 computed now")
     with pytest.raises(ParameterError, match="epochs was 2, now 3"):
         train_many([small()], [0], 3, 1, tmp_path, progress=False)
     again = train_many([small()], [0], 3, 1, tmp_path, progress=False, overwrite=True)
