@@ -170,6 +170,7 @@ def steps_to_success(episodes: pd.DataFrame) -> plt.Figure:
     if boxed.any():  # a box summarises five or more values; fewer are shown as they are
         sns.boxplot(data=successes[boxed], fliersize=2, linewidth=0.8, **common)
     sns.stripplot(data=successes[~boxed], size=4, jitter=0.15, legend=not boxed.any(), **common)
+    axes.set_yticks(range(len(diagnostics)), [d.removeprefix("diagnostic_") for d in diagnostics])
     axes.set_xlabel("steps to success")
     axes.set_ylabel("diagnostic")
     axes.set_title(f"Steps to success ({len(successes)} successful episodes)")
