@@ -183,6 +183,8 @@ SWEEP_SUMMARY = TableSchema.of(
         ("run_errors", "int64"),
     ],
     key=("policy", "diagnostic", "num_agents"),
+    # the diagnostic's tier, when the summary is grouped by diagnostic (episodes carry it)
+    optional=[("tier", "str")],
 )
 
 # -- Mindcraft -------------------------------------------------------------------------------------------

@@ -12,6 +12,10 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         "cogames-lib diagnostics run chest_navigation1 --agents 1 --policy scripted --render",
         "plays one episode and prints every frame",
     ),
+    "diagnostics feasibility": (
+        "cogames-lib diagnostics feasibility chest_navigation1_hard --agents 1 2 --seeds 2",
+        "the oracle's lower bound on steps against each budget",
+    ),
     "sweep": (
         "cogames-lib sweep --policies scripted noop --diagnostics chest_navigation1 --agents 1 --seeds 2 "
         "--out reports/sweep-demo",
