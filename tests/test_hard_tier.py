@@ -13,9 +13,9 @@ from collections import Counter
 import pytest
 
 from cogames_lib.diagnostics import DIAGNOSTICS, HARD_DIAGNOSTICS, get_diagnostic
-from cogames_lib.diagnostics.catalogue import shipped_map
 from cogames_lib.diagnostics.hard_maps import CERTIFY_SHARE, _certified, certified_map, draw_map
 from cogames_lib.diagnostics.hard_table import HARD_PARAMETERS
+from cogames_lib.diagnostics.shipped_maps import shipped_map
 from cogames_lib.sweep import run_episode
 from cogames_lib.sweep.capability import FAIL_AT_MOST, claimed_cells
 

@@ -52,8 +52,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: Any) -> int:
-    from cogames_lib.diagnostics.variants import with_variant
     from cogames_lib.sweep import pass_rate_grid, run_sweep
+    from cogames_lib.sweep.variant_option import with_variant
 
     table = run_sweep(
         args.policies,

@@ -8,8 +8,6 @@ a name (the `diagnostic_` prefix may be left out) or a `Diagnostic` record (e.g.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from cogames_lib.cvc.maps import GridMap
@@ -23,12 +21,8 @@ from cogames_lib.diagnostics.redundancy import (
     outcome_matrix,
     redundancy,
 )
-from cogames_lib.errors import ParameterError, UnknownNameError, close_matches_message
-
-REGISTRY: Mapping[str, Diagnostic] = MappingProxyType({**DIAGNOSTICS, **HARD_DIAGNOSTICS})
-TIERS: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {"normal": tuple(DIAGNOSTICS), "hard": tuple(HARD_DIAGNOSTICS), "all": tuple(REGISTRY)}
-)
+from cogames_lib.diagnostics.registry import REGISTRY, TIERS, get_diagnostic, resolve_diagnostics
+from cogames_lib.errors import ParameterError
 
 if TYPE_CHECKING:
     from cogames_lib.cvc.env import CogsVsClipsEnv
@@ -51,30 +45,6 @@ __all__ = [
     "redundancy",
     "resolve_diagnostics",
 ]
-
-
-def get_diagnostic(name: str | Diagnostic) -> Diagnostic:
-    """The record of `name` (either tier; the `diagnostic_` prefix may be left out); a record is returned
-    as it is."""
-    if isinstance(name, Diagnostic):
-        return name
-    if not isinstance(name, str):
-        raise ParameterError(f"diagnostic: {name!r} is neither a diagnostic name nor a Diagnostic record")
-    record = REGISTRY.get(name) or REGISTRY.get(f"diagnostic_{name}")
-    if record is None:
-        raise UnknownNameError(close_matches_message("diagnostic", name, list(REGISTRY)))
-    return record
-
-
-def resolve_diagnostics(names: str | Diagnostic | list | tuple) -> list[Diagnostic]:
-    """A tier (`"normal"`, `"hard"`, `"all"` = both) or a list of names/records -> records in request order."""
-    if isinstance(names, str) and names in TIERS:
-        return [REGISTRY[name] for name in TIERS[names]]
-    if isinstance(names, str | Diagnostic):
-        names = [names]
-    if not names:
-        raise ParameterError("diagnostics: give at least one diagnostic name or 'all'")
-    return [get_diagnostic(name) for name in names]
 
 
 def check_agent_count(diagnostic: Diagnostic, num_agents: int) -> None:

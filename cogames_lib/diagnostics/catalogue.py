@@ -10,25 +10,27 @@ each claim against the matching ablation of the scripted policy.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from functools import cache
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cogames_lib.cvc import rules
 from cogames_lib.cvc.config import EnvConfig, ExtractorOverride
 from cogames_lib.cvc.maps import GridMap, load_map
-from cogames_lib.paths import DIAGNOSTIC_MAPS_DIR
-
-if TYPE_CHECKING:
-    from cogames_lib.diagnostics.hard_table import HardParameters
+from cogames_lib.diagnostics.hard_parameters import HardParameters
+from cogames_lib.diagnostics.shipped_maps import shipped_map
+from cogames_lib.diagnostics.variants import check_map_fits
+from cogames_lib.errors import ParameterError, UnknownNameError, close_matches_message
 
 HEART_RECIPE: Mapping[str, int] = MappingProxyType(dict(rules.HEART_INPUTS))
 CHORUS_ALL = "N"  # the heart needs every agent showing heart_a
 ANY_COUNT = (1, 2, 3, 4)
 
 Seeds = tuple[Mapping[str, int], ...]
+MapSource = Callable[["Diagnostic", int, int], GridMap]
+# Fields a variant may not change: they are what identifies it.
+_FIXED_FIELDS = frozenset({"name", "tier", "base", "grid_map", "hard", "map_source", "map_name"})
 
 
 def _without(recipe: Mapping[str, int], *resources: str) -> dict[str, int]:
@@ -73,6 +75,9 @@ class Diagnostic:
     base: str = ""
     grid_map: GridMap | None = field(default=None, repr=False, compare=False)
     hard: HardParameters | None = None
+    # Where a generated map comes from: (record, episode seed, agent count) -> map. `hard_table` sets it to
+    # the certified generator, so the record never needs to know the hard tier's modules.
+    map_source: MapSource | None = field(default=None, repr=False, compare=False)
 
     @property
     def map_file(self) -> str:
@@ -84,12 +89,10 @@ class Diagnostic:
         return self.base or self.name
 
     def episode_map(self, seed: int, num_agents: int) -> GridMap:
-        """The map of one episode: the shipped file, the variant's own map, or (hard tier) a map generated
-        from the episode seed and certified feasible for `num_agents` agents."""
-        if self.hard is not None:
-            from cogames_lib.diagnostics.hard_maps import certified_map
-
-            return certified_map(self, int(seed), int(num_agents)).grid_map
+        """The map of one episode: (hard tier) the map its source generates from the episode seed for
+        `num_agents` agents, the variant's own map, or the shipped file."""
+        if self.map_source is not None:
+            return self.map_source(self, int(seed), int(num_agents))
         if self.grid_map is not None:
             return self.grid_map
         return shipped_map(self.map_file)
@@ -98,10 +101,50 @@ class Diagnostic:
         self, map: str | Path | GridMap | None = None, max_steps: int | None = None, **overrides: Any
     ) -> Diagnostic:
         """This diagnostic on another map and/or step budget (and any other field): a frozen record that
-        `run_episode`, `run_sweep` and `make_env` accept like a name. See `variants.make_variant`."""
-        from cogames_lib.diagnostics.variants import make_variant
-
-        return make_variant(self, map, max_steps, **overrides)
+        `run_episode`, `run_sweep` and `make_env` accept like a name, named `<base>@<map stem>` plus
+        `,field=value` per other change (two different variants never share a name in an episodes table).
+        A variant of a hard or custom record derives from their registered base; the map is checked
+        against what the base needs (`variants.check_map_fits`) at once."""
+        known = {f.name for f in fields(self)} - _FIXED_FIELDS
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise ParameterError(
+                f"variant of {self.name}: unknown field(s) {unknown}; known: {sorted(known)}"
+            )
+        if max_steps is not None:
+            if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
+                raise ParameterError(
+                    f"variant of {self.name}: max_steps must be an integer >= 1, got {max_steps!r}"
+                )
+            overrides["max_steps"] = max_steps
+        if self.tier == "hard" and map is None:
+            raise ParameterError(
+                f"variant of {self.name}: a hard-tier map is drawn per seed; give a map, or vary {self.base_name}"
+            )
+        origin = self if self.tier == "normal" else find_diagnostic(DIAGNOSTICS, self.base_name)
+        label = []
+        if map is not None:
+            if not isinstance(map, GridMap):
+                map = load_map(map)
+            label.append(map.name)
+        label += [f"{key}={overrides[key]}" for key in sorted(overrides)]
+        if not label:
+            raise ParameterError(
+                f"variant of {self.name}: give a map, a max_steps or another field to change"
+            )
+        record = replace(
+            origin,
+            name=f"{origin.name}@{','.join(label)}",
+            tier="custom",
+            base=origin.name,
+            grid_map=map if map is not None else self.grid_map,
+            hard=None,
+            map_source=None,
+            **overrides,
+        )
+        if record.grid_map is not None:
+            check_map_fits(record.grid_map, record.base_name, record.allowed_agent_counts, record.env_config)
+        return record
 
     def env_config(self, num_agents: int) -> EnvConfig:
         return EnvConfig(
@@ -316,7 +359,9 @@ _CATALOGUE: tuple[Diagnostic, ...] = (
 DIAGNOSTICS: Mapping[str, Diagnostic] = MappingProxyType({d.name: d for d in _CATALOGUE})
 
 
-@cache
-def shipped_map(file_name: str) -> GridMap:
-    """A map file of `maps/diagnostics/`, parsed once per process (maps are immutable)."""
-    return load_map(DIAGNOSTIC_MAPS_DIR / file_name)
+def find_diagnostic(table: Mapping[str, Diagnostic], name: str) -> Diagnostic:
+    """The record of `name` in `table`; the `diagnostic_` prefix may be left out."""
+    record = table.get(name) or table.get(f"diagnostic_{name}")
+    if record is None:
+        raise UnknownNameError(close_matches_message("diagnostic", name, list(table)))
+    return record

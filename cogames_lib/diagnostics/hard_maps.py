@@ -15,17 +15,21 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from cogames_lib.cvc.maps import SPAWN, WALKABLE, GridMap
 from cogames_lib.cvc.observation import VIEW_RADIUS, VIEW_SIZE
+from cogames_lib.cvc.world import World
+from cogames_lib.diagnostics.hard_parameters import HardParameters
+from cogames_lib.diagnostics.oracle_bound import world_bound
+from cogames_lib.diagnostics.shipped_maps import shipped_map
 from cogames_lib.errors import MapError
+from cogames_lib.seeding import stable_hash
 
 if TYPE_CHECKING:
     from cogames_lib.diagnostics.catalogue import Diagnostic
-    from cogames_lib.diagnostics.hard_table import HardParameters
 
 CERTIFY_SHARE = 0.8
 MAX_DRAWS = 8
@@ -126,18 +130,26 @@ def open_cell_sweep(grid_map: GridMap) -> int:
 
 def certified_map(diagnostic: Diagnostic, seed: int, num_agents: int) -> Certificate:
     """The certified map of one hard episode (cached per name, seed and agent count)."""
-    return _certified(diagnostic.name, int(seed), int(num_agents))
+    return _certified(_HardRecord(diagnostic.name, diagnostic), int(seed), int(num_agents))
+
+
+def certified_grid_map(diagnostic: Diagnostic, seed: int, num_agents: int) -> GridMap:
+    """The hard records' map source (`Diagnostic.map_source`, set by `hard_table`): the certified map."""
+    return certified_map(diagnostic, seed, num_agents).grid_map
+
+
+@dataclass(frozen=True)
+class _HardRecord:
+    """The cache key of a hard record: its name (unique in the registry). The record itself holds dicts,
+    so it is carried along but neither hashed nor compared."""
+
+    name: str
+    record: Diagnostic = field(hash=False, compare=False)
 
 
 @lru_cache(maxsize=512)
-def _certified(name: str, seed: int, num_agents: int) -> Certificate:
-    from cogames_lib.cvc.world import World
-    from cogames_lib.diagnostics.catalogue import shipped_map
-    from cogames_lib.diagnostics.hard_table import HARD_DIAGNOSTICS
-    from cogames_lib.diagnostics.oracle_bound import world_bound
-    from cogames_lib.seeding import stable_hash
-
-    diagnostic = HARD_DIAGNOSTICS[name]
+def _certified(key: _HardRecord, seed: int, num_agents: int) -> Certificate:
+    diagnostic = key.record
     parameters = diagnostic.hard
     assert parameters is not None, "certified_map is for hard-tier records"
     base = shipped_map(diagnostic.map_file)

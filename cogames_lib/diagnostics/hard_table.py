@@ -9,35 +9,12 @@ only maps the oracle's lower bound certifies (see docs/cvc_variants.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from types import MappingProxyType
 
 from cogames_lib.diagnostics.catalogue import DIAGNOSTICS, Diagnostic
-
-
-@dataclass(frozen=True)
-class HardParameters:
-    """How one diagnostic's hard maps are drawn.
-
-    max_steps: the hard variant's step budget.
-    extra_rows / extra_cols: at most this many station-free rows / columns are copied in (at least half).
-    baffles: wall segments drawn across open stretches of the map, each leaving one gap at an end.
-    initial_energy: a tighter starting energy (only where energy is the skill), None keeps the base's.
-    in_view: objects some agent must see at the start (the base's skill needs them seen).
-    out_of_view: objects no agent may see at the start (targets that must be searched for).
-    search: the target is searched for: certification also asks that an 11-wide sweep of every open
-        cell plus the bound fits in the budget (the hard tier stays a test of search, not a lottery).
-    """
-
-    max_steps: int
-    extra_rows: int
-    extra_cols: int
-    baffles: int = 0
-    initial_energy: int | None = None
-    in_view: tuple[str, ...] = ()
-    out_of_view: tuple[str, ...] = ()
-    search: bool = False
-
+from cogames_lib.diagnostics.hard_maps import certified_grid_map
+from cogames_lib.diagnostics.hard_parameters import HardParameters
 
 # Base diagnostic (short name) -> generator parameters. Sizes are kept so the whole default sweep with the
 # hard tier still runs in about a minute on two cores (benchmarks/sweep_speed.py). Where upstream cogames
@@ -92,6 +69,7 @@ def _hard_record(base: Diagnostic, parameters: HardParameters) -> Diagnostic:
         tier="hard",
         base=base.name,
         hard=parameters,
+        map_source=certified_grid_map,
     )
 
 
