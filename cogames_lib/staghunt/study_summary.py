@@ -1,0 +1,88 @@
+"""A study's headline numbers in words, and an honest verdict on whether a run learned anything.
+
+`learning_verdict` exists because a flat curve from a run too short to learn looks like a result: the
+figures and pages print the verdict next to it ("smoke run: too short to learn (epsilon 0.97 at the end)").
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from cogames_lib.staghunt.social import FINAL_FRACTION, final_learning, partner_effect, with_p_stag
+
+# Exploration still above this at the end of training: the agents mostly acted at random.
+EPSILON_TOO_HIGH = 0.5
+
+
+def _interval(mean: float, low: float, high: float, n: int, unit: str = "seed") -> str:
+    units = f"n={n} {unit}{'' if n == 1 else 's'}"
+    if math.isnan(low) or math.isnan(high):
+        return f"{mean:.3f} (no interval, {units})"
+    return f"{mean:.3f} [{low:.3f}, {high:.3f}] ({units})"
+
+
+def learning_verdict(training: pd.DataFrame, random_policy_stag_rate: float | None = None) -> str:
+    """'' when the run looks trained; otherwise why its curves cannot be read as learning: epsilon still
+    high at the end ("too short to learn"), or stag kills in the final 10% not above random play."""
+    if training.empty:
+        return "no training epochs"
+    last = training[training["epoch"] == training["epoch"].max()]
+    epsilon = float(last["epsilon"].mean())
+    if epsilon > EPSILON_TOO_HIGH:
+        return f"too short to learn (epsilon still {epsilon:.2f} at the end; flat lines mean nothing learned)"
+    if random_policy_stag_rate:
+        stags = final_learning(training, random_policy_stag_rate).query("metric == 'stags_killed'")
+        upper = stags["ci_high"].where(stags["ci_high"].notna(), stags["mean"])
+        if (upper <= random_policy_stag_rate).all():
+            return "no stag learning: final stag kills per episode not above random play"
+    return ""
+
+
+def study_headline(
+    training: pd.DataFrame,
+    intention: pd.DataFrame,
+    random_policy_stag_rate: float | None,
+    fraction: float = FINAL_FRACTION,
+) -> dict[str, Any]:
+    """Flat name -> short text (mean [95% CI] (n seeds)) for the console, `summary.json` and the index:
+    final-10% stag kills and return per episode per condition, stag kills / random play, the partner effect."""
+    headline: dict[str, Any] = {}
+    learning = final_learning(training, random_policy_stag_rate, fraction)
+    for row in learning.itertuples(index=False):
+        label = "stag kills per episode" if row.metric == "stags_killed" else "return per episode"
+        headline[f"final {label}[{row.condition}]"] = _interval(
+            row.mean, row.ci_low, row.ci_high, row.n_seeds
+        )
+        if row.metric == "stags_killed" and not math.isnan(row.ratio):
+            headline[f"stag kills / random play[{row.condition}]"] = _interval(
+                row.ratio, row.ratio_low, row.ratio_high, row.n_seeds
+            )
+    if random_policy_stag_rate is not None:
+        headline["random-policy stag kills per episode"] = f"{random_policy_stag_rate:.3f}"
+    effects = partner_effect(with_p_stag(intention))
+    for row in effects.itertuples(index=False):
+        name = (
+            "KindA focal P(stag): KindA - KindB partner"
+            if row.effect == "difference"
+            else "difference in differences"
+        )
+        p_values = (
+            f"sign-flip p={row.p_sign_flip:.3g}"
+            if not math.isnan(row.p_sign_flip)
+            else "sign-flip p: n too small"
+        )
+        wilcoxon = (
+            f"Wilcoxon p={row.p_wilcoxon:.3g}"
+            if row.p_wilcoxon is not None and not pd.isna(row.p_wilcoxon)
+            else f"Wilcoxon: {row.wilcoxon_note}"
+        )
+        headline[f"{name}[{row.condition}]"] = (
+            f"{_interval(row.estimate, row.ci_low, row.ci_high, row.n_seeds)}, {p_values}, {wilcoxon}, {row.design}"
+        )  # fmt: skip
+    verdict = learning_verdict(training, random_policy_stag_rate)
+    if verdict:
+        headline["learning"] = verdict
+    return headline
