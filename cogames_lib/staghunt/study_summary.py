@@ -17,11 +17,15 @@ from cogames_lib.staghunt.social import FINAL_FRACTION, final_learning, partner_
 EPSILON_TOO_HIGH = 0.5
 
 
+def _number(value: float) -> str:
+    return f"{round(value, 3) + 0.0:.3f}"  # + 0.0: no "-0.000" for a tiny negative
+
+
 def _interval(mean: float, low: float, high: float, n: int, unit: str = "seed") -> str:
     units = f"n={n} {unit}{'' if n == 1 else 's'}"
     if math.isnan(low) or math.isnan(high):
-        return f"{mean:.3f} (no interval, {units})"
-    return f"{mean:.3f} [{low:.3f}, {high:.3f}] ({units})"
+        return f"{_number(mean)} (no interval, {units})"
+    return f"{_number(mean)} [{_number(low)}, {_number(high)}] ({units})"
 
 
 def learning_verdict(training: pd.DataFrame, random_policy_stag_rate: float | None = None) -> str:
@@ -50,7 +54,9 @@ def study_headline(
     """Flat name -> short text (mean [95% CI] (n seeds)) for the console, `summary.json` and the index:
     final-10% stag kills and return per episode per condition, stag kills / random play, the partner effect."""
     headline: dict[str, Any] = {}
-    learning = final_learning(training, random_policy_stag_rate, fraction)
+    learning = final_learning(training, random_policy_stag_rate, fraction).sort_values(
+        ["condition", "metric"], ascending=[True, False], kind="stable"
+    )  # stag kills first
     for row in learning.itertuples(index=False):
         label = "stag kills per episode" if row.metric == "stags_killed" else "return per episode"
         headline[f"final {label}[{row.condition}]"] = _interval(
