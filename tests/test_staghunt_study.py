@@ -163,3 +163,17 @@ def test_study_headline_in_words(study_dir: Path) -> None:
     assert "(n=2 seeds)" in headline["final return per episode[not_all_can_hunt]"]
     assert "difference in differences[not_all_can_hunt - all_can_hunt]" in headline
     assert all("nan" not in str(value) for value in headline.values())
+
+
+def test_cli_analyze_study_prints_the_label_and_headline(
+    study_dir: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from cogames_lib.cli import main
+
+    assert main(["probe", "analyze", "--study", str(study_dir)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("reference study: `cogames-lib probe train --epochs 6`")
+    assert "stag kills / random play[all_can_hunt]" in out and "difference_in_differences" in out
+    assert main(["probe", "analyze", str(study_dir), "--study", str(study_dir)]) == 2
+    assert main(["probe", "analyze", "--study", str(study_dir / "all_can_hunt")]) == 2
+    assert "no study.json" in capsys.readouterr().err

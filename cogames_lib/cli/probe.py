@@ -30,9 +30,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--no-progress", action="store_true", help="hide progress bars")
     train.set_defaults(handler=run_train)
 
-    analyze = commands.add_parser("analyze", help="print per-partner-condition summaries of a results folder")
+    analyze = commands.add_parser(
+        "analyze",
+        help="print per-partner-condition summaries of a results folder, or a study's headline numbers",
+        epilog="examples:\n  cogames-lib probe analyze runs/\n  cogames-lib probe analyze --study data/staghunt_reference",
+    )
     analyze.add_argument(
-        "folder", help="a `probe train` output folder, or a folder of sorrel's per-file CSVs"
+        "folder", nargs="?", help="a `probe train` output folder, or a folder of sorrel's per-file CSVs"
+    )
+    analyze.add_argument(
+        "--study",
+        metavar="DIR",
+        help="a study folder (study.json + tables): learning vs random play and the paired partner test",
     )
     analyze.set_defaults(handler=run_analyze)
 
@@ -52,6 +61,12 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
+    from cogames_lib.errors import ParameterError
+
+    if (args.folder is None) == (args.study is None):
+        raise ParameterError("probe analyze: give a results FOLDER or --study DIR (exactly one)")
+    if args.study is not None:
+        return run_analyze_study(args.study)
     import pandas as pd
 
     from cogames_lib.staghunt.analysis import (
@@ -78,4 +93,27 @@ def run_analyze(args: argparse.Namespace) -> int:
         if not tables.intention.empty and not tables.multistep.empty:
             print("Alignment: intention P(stag) vs behaviour")
             print(alignment_table(alignment_pairs(tables.intention, tables.multistep)).to_string(**fmt))
+    return 0
+
+
+def run_analyze_study(folder: str) -> int:
+    """The study's label, its headline numbers and the partner-effect table."""
+    import pandas as pd
+
+    from cogames_lib.staghunt.social import partner_effect
+    from cogames_lib.staghunt.study import load_probe_study
+    from cogames_lib.staghunt.study_summary import study_headline
+
+    study = load_probe_study(folder)
+    print(study.label)
+    headline = study_headline(study.training, study.intention, study.metadata["random_policy_stag_rate"])
+    width = max(len(name) for name in headline)
+    for name, value in headline.items():
+        print(f"  {name:<{width}}  {value}")
+    effects = partner_effect(study.intention)
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(
+            "\nPartner effect (KindA focal, final 10% of training; estimate = P(stag | KindA) - P(stag | KindB)):"
+        )
+        print(effects.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     return 0
