@@ -6,6 +6,11 @@ import argparse
 
 from cogames_lib.cli._out_dir import add_out_dir_flags
 
+# `staghunt.checkpoints.CHECKPOINT_MODES` / `DEFAULT_CHECKPOINTS`, repeated so `--help` does not import the
+# stag-hunt package (torch); a test checks the two agree.
+CHECKPOINT_CHOICES = ("none", "last", "probes", "all")
+CHECKPOINT_DEFAULT = "last"
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -28,6 +33,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--backend", choices=["local", "dask"], default="local")
     train.add_argument("--scheduler", default=None, help="Dask scheduler address (backend dask)")
     train.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    train.add_argument(
+        "--checkpoints",
+        choices=list(CHECKPOINT_CHOICES),
+        default=CHECKPOINT_DEFAULT,
+        help="none; last (end of training); probes (every probe epoch, probe state); all (every probe epoch,"
+        " full training state)",
+    )
     train.set_defaults(handler=run_train)
 
     analyze = commands.add_parser(
@@ -50,9 +62,11 @@ def run_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from cogames_lib.staghunt.runs import train_many, validate_probe_parameters
+    from cogames_lib.staghunt.train import preset
 
     validate_probe_parameters(args.condition, args.epochs, args.probe_every, args.seed, workers=args.workers)
-    runs = train_many(args.condition, args.seed, args.epochs, args.probe_every, Path(args.out), workers=args.workers,
+    configs = [preset(condition, checkpoints=args.checkpoints) for condition in args.condition]
+    runs = train_many(configs, args.seed, args.epochs, args.probe_every, Path(args.out), workers=args.workers,
                       backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress,
                       resume=args.resume, overwrite=args.overwrite)  # fmt: skip
     print(runs.drop(columns=["run_dir"]).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
