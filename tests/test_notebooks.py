@@ -236,7 +236,7 @@ def test_probe_notebook_trains_then_reanalyses_its_folder(tmp_path):
     assert summary["smoke run source"] == "live smoke run: 4 epochs, 1 seed per condition"
     assert summary["smoke run learning"].startswith("too short to learn (epsilon still 1.00")
     assert (out / "smoke_learning_curves.png").is_file() and (out / "smoke_partner_effect.png").is_file()
-    assert not list((out / "runs").rglob("*.pt.gz"))  # checkpoints="none"
+    assert not list((out / "runs").rglob("*.pt"))  # checkpoints="none"
     again = papermill("probe_tests", tmp_path / "again", dict(probe_folder=str(out / "runs")))
     assert pd.read_csv(again / "probe_intention.csv").shape == intention.shape
     assert (again / "intention_weights.png").is_file() and (again / "training_curves.png").is_file()

@@ -55,7 +55,7 @@ def test_run_folder_layout_and_checkpoint_round_trip(tmp_path: Path) -> None:
     run_dir = tmp_path / "not_all_can_hunt" / "seed_3"
     assert result.run_dir == run_dir
     assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == [
-        f"epoch_{e}.pt.gz" for e in (0, 2, 4, 5)
+        f"epoch_{e}.pt" for e in (0, 2, 4, 5)
     ]
     assert not list(run_dir.rglob(".*tmp"))
     training = pd.read_csv(run_dir / "training.csv")
@@ -69,7 +69,7 @@ def test_run_folder_layout_and_checkpoint_round_trip(tmp_path: Path) -> None:
     }
     multistep = pd.read_csv(run_dir / "probe_multistep.csv")
     assert list(multistep.columns[:6]) == list(MULTISTEP_COLUMNS)
-    loaded = load_checkpoint(run_dir / "checkpoints" / "epoch_5.pt.gz", small())
+    loaded = load_checkpoint(run_dir / "checkpoints" / "epoch_5.pt", small())
     original, restored = result.population.network.state_dict(), loaded.network.state_dict()
     assert all(torch.equal(original[k], restored[k]) for k in original)
     member = loaded.members[1]
@@ -223,7 +223,7 @@ def test_a_repeated_condition_and_seed_is_rejected_not_trained_twice(
 
 def test_train_many_resumes_finished_runs_and_refuses_other_parameters(tmp_path: Path) -> None:
     first = train_many([small()], [0], 2, 1, tmp_path, progress=False)
-    checkpoint = tmp_path / "all_can_hunt" / "seed_0" / "checkpoints" / "epoch_2.pt.gz"
+    checkpoint = tmp_path / "all_can_hunt" / "seed_0" / "checkpoints" / "epoch_2.pt"
     written = checkpoint.stat().st_mtime_ns
     grown = train_many([small()], [0, 1], 2, 1, tmp_path, progress=False)  # resume=True by default
     assert checkpoint.stat().st_mtime_ns == written  # seed 0 finished earlier: not trained again

@@ -6,20 +6,19 @@ Modes (`TrainConfig.checkpoints`, `--checkpoints`):
 - `probes`: one at every probe epoch (0, `probe_every`, ...) and at the end;
 - `all`: like `probes`, but each holds the full training state (target networks, Adam moments, counters).
 
-`last` and `probes` hold the *probe state*: each agent's online network, all a probe (or a user's analysis)
-reads. Files are `checkpoints/epoch_<E>.pt.gz`: `torch.save` bytes, gzip-compressed. Both steps are lossless,
-so probes of a reloaded checkpoint equal probes of the live network exactly (tested). float16 was measured
-and not used: it halves the float32 size but moved intention weights by up to 4e-5 (a 300-epoch run), so
-probe results would no longer be identical. Measured sizes (3 agents, default 64x64 network): full state
-3.7 MB as plain `torch.save`; probe state 0.94 MB, 0.55 MB compressed.
+`last` and `probes` hold the *probe state*: each agent's online network in float32, all a probe (or a
+user's analysis) reads. Dropping the rest is lossless for probes: probes of a reloaded checkpoint equal
+probes of the live network exactly (tested). Measured on a 300-epoch `not_all_can_hunt` run (3 agents,
+default 64x64 network): full state 3.74 MB, probe state 0.94 MB. Also measured and not used: gzip saves only
+8% of the probe state (trained float32 weights barely compress) and would break a plain `torch.load`;
+float16 halves it but moved intention weights by up to 4e-5, so probe results would no longer be identical.
 
-Read with `staghunt.load_checkpoint(path, config)` or `torch.load(gzip.open(path), weights_only=True)` (the safe loader).
+Files: `checkpoints/epoch_<E>.pt`, read with `staghunt.load_checkpoint(path, config)` or
+`torch.load(path, weights_only=True)` (the safe loader).
 """
 
 from __future__ import annotations
 
-import gzip
-import io as bytes_io
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,8 +30,7 @@ if TYPE_CHECKING:
 
 CHECKPOINT_MODES: tuple[str, ...] = ("none", "last", "probes", "all")
 DEFAULT_CHECKPOINTS = "last"
-CHECKPOINT_SUFFIX = ".pt.gz"
-_GZIP_MAGIC = b"\x1f\x8b"
+CHECKPOINT_SUFFIX = ".pt"
 
 
 def validate_checkpoint_mode(mode: str) -> str:
@@ -63,30 +61,25 @@ def checkpoint_state(state: dict[str, Any], mode: str) -> dict[str, Any]:
 
 
 def save_checkpoint(population: Any, path: str | Path, mode: str = "probes", **metadata: object) -> Path:
-    """Write `population`'s state for `mode` (atomically, gzip-compressed) with `metadata` beside it."""
-    import torch
-
-    buffer = bytes_io.BytesIO()
+    """Write `population`'s state for `mode` (atomically) with `metadata` beside it."""
     payload = {
         **metadata,
         "checkpoint_mode": mode,
         "population": checkpoint_state(population.state_dict(), mode),
     }
-    torch.save(payload, buffer)
-    # mtime=0: the same state gives the same bytes (runs can be compared file by file)
-    return io.write_bytes(path, gzip.compress(buffer.getvalue(), compresslevel=6, mtime=0))
+    return io.write_torch(path, payload)
 
 
 def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The checkpoint's payload (safe loader: `weights_only=True`); plain `.pt` files of earlier versions too."""
+    """The checkpoint's payload (safe loader: `weights_only=True`), earlier versions' full-state files too."""
+    import pickle
+
     import torch
 
     path = Path(path)
     try:
-        data = path.read_bytes()
-        raw = gzip.decompress(data) if data[:2] == _GZIP_MAGIC else data
-        payload = torch.load(bytes_io.BytesIO(raw), weights_only=True)
-    except (OSError, EOFError, RuntimeError, gzip.BadGzipFile) as error:
+        payload = torch.load(path, weights_only=True)
+    except (OSError, EOFError, RuntimeError, pickle.UnpicklingError) as error:
         raise DataFileError(f"{path}: not a readable checkpoint ({str(error).splitlines()[0]})") from None
     if not isinstance(payload, dict) or "population" not in payload:
         raise DataFileError(f"{path}: not a probe-training checkpoint (no 'population' entry)")

@@ -8,7 +8,7 @@ touch none of them, so a run with probes ends with the same parameters as one wi
 Output layout (`run_directory(out_dir, condition, seed)` = `out_dir/<condition>/seed_<seed>/`):
 `training.csv` (one row per epoch, `TRAINING_COLUMNS` + `return_agent_<i>`), `probe_intention.csv`,
 `probe_multistep.csv` (the spec's columns + `agent_kind, partner_relation, condition, seed, run_id`),
-`checkpoints/epoch_<E>.pt.gz` as `TrainConfig.checkpoints` asks (`cogames_lib.staghunt.checkpoints`: which
+`checkpoints/epoch_<E>.pt` as `TrainConfig.checkpoints` asks (`cogames_lib.staghunt.checkpoints`: which
 epochs, what state, how to load). Every file is written atomically (`cogames_lib.io`).
 """
 
