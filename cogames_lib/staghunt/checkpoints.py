@@ -8,8 +8,8 @@ Modes (`TrainConfig.checkpoints`, `--checkpoints`):
 
 `last` and `probes` hold the *probe state*: each agent's online network in float32, all a probe (or a
 user's analysis) reads. Dropping the rest is lossless for probes: probes of a reloaded checkpoint equal
-probes of the live network exactly (tested). Measured on a 300-epoch `not_all_can_hunt` run (3 agents,
-default 64x64 network): full state 3.74 MB, probe state 0.94 MB. Also measured and not used: gzip saves only
+probes of the live network exactly (tested). Measured by `benchmarks/staghunt_checkpoint_size.py` (300
+epochs, 3 agents, default 64x64 network): full state 3.74 MB, probe state 0.94 MB. Also measured and not used: gzip saves only
 8% of the probe state (trained float32 weights barely compress) and would break a plain `torch.load`;
 float16 halves it but moved intention weights by up to 4e-5, so probe results would no longer be identical.
 
