@@ -177,3 +177,18 @@ def test_cli_analyze_study_prints_the_label_and_headline(
     assert main(["probe", "analyze", str(study_dir), "--study", str(study_dir)]) == 2
     assert main(["probe", "analyze", "--study", str(study_dir / "all_can_hunt")]) == 2
     assert "no study.json" in capsys.readouterr().err
+
+
+def test_kind_sensitivity_tells_an_ignored_kind_from_a_used_one() -> None:
+    from cogames_lib.staghunt.social import kind_sensitivity
+
+    intention = intention_with_effect({"all_can_hunt": 0.0}, seeds=3)
+    # Q-values: the partner's presence moves the attack value by 1; the kind moves it by 0 at the start
+    # of training and by 0.5 (KindB partner) at the end
+    presence = intention["partner_kind"].ne("no_partner").astype(float)
+    kind_b = (intention["partner_kind"].eq("AgentKindB") & intention["epoch"].eq(100)).astype(float)
+    table = kind_sensitivity(intention.assign(q_val_attack=presence + 0.5 * kind_b)).set_index(["agent_kind", "stage"])
+    assert table.loc[("AgentKindA", "start"), "ratio"] == 0.0  # ignored kind
+    final = table.loc[("AgentKindA", "final")]
+    assert final["kind_change"] == pytest.approx(0.5) and final["presence_change"] == pytest.approx(1.0)
+    assert final["ratio"] == pytest.approx(0.5) and final["n_seeds"] == 3

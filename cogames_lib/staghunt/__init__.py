@@ -7,7 +7,7 @@ Public surface (everything a notebook needs):
 - reading results: `load_probe_tables` (our run folders or sorrel's), `load_sorrel_probe_csvs`;
 - analysis: `intention_summary`, `behaviour_summary`, `alignment_pairs`, `alignment_table`;
 - studies (docs/staghunt_analysis.md): `load_probe_study`, `partner_curves`, `learning_curves`,
-  `final_learning`, `partner_effect`, `study_headline`, `learning_verdict`; checkpoints: `CHECKPOINT_MODES`;
+  `final_learning`, `partner_effect`, `kind_sensitivity`, `study_headline`, `learning_verdict`; checkpoints: `CHECKPOINT_MODES`;
 - `validate_probe_parameters` for a notebook's first cell; table columns `INTENTION_COLUMNS`,
   `MULTISTEP_COLUMNS`, `TRAINING_COLUMNS`; constants `CONDITIONS`, `PARTNER_KINDS`, `AGENT_KINDS`.
 """
@@ -42,7 +42,13 @@ from cogames_lib.staghunt.rules import (
     AgentSpec,
 )
 from cogames_lib.staghunt.runs import train_many, validate_probe_parameters
-from cogames_lib.staghunt.social import final_learning, learning_curves, partner_curves, partner_effect
+from cogames_lib.staghunt.social import (
+    final_learning,
+    kind_sensitivity,
+    learning_curves,
+    partner_curves,
+    partner_effect,
+)
 from cogames_lib.staghunt.sorrel_io import load_probe_tables, load_sorrel_probe_csvs
 from cogames_lib.staghunt.study import ProbeStudy, load_probe_study
 from cogames_lib.staghunt.study_summary import learning_verdict, study_headline
@@ -77,6 +83,7 @@ __all__ = [
     "behaviour_summary",
     "final_learning",
     "intention_summary",
+    "kind_sensitivity",
     "learning_curves",
     "learning_verdict",
     "load_checkpoint",

@@ -206,3 +206,64 @@ def partner_effect(
                                     bootstrap_difference_interval(a, b), permutation_p_value(a, b),
                                     (None, "unpaired seeds"), min(len(a), len(b))))  # fmt: skip
     return pd.DataFrame(rows, columns=EFFECT_COLUMNS)
+
+
+Q_COLUMNS: tuple[str, ...] = (
+    "q_val_forward",
+    "q_val_backward",
+    "q_val_step_left",
+    "q_val_step_right",
+    "q_val_attack",
+)
+
+
+KIND_COLUMNS = ["condition", "agent_kind", "stage", "n_seeds", "kind_change", "presence_change", "ratio",
+                "ratio_low", "ratio_high"]  # fmt: skip
+
+
+def _kind_changes(frame: pd.DataFrame) -> pd.DataFrame:
+    case = ["condition", "agent_kind", "seed", "epoch", "agent_id", "map_name", "version"]
+    q = frame.groupby([*case, "partner_kind"], observed=True)[list(Q_COLUMNS)].mean()
+    kinds = set(q.index.get_level_values("partner_kind"))
+    if not {"AgentKindA", "AgentKindB", "no_partner"} <= kinds:
+        return pd.DataFrame(columns=["condition", "agent_kind", "seed", "kind_change", "presence_change"])
+    kind_a, kind_b, alone = (
+        q.xs(kind, level="partner_kind") for kind in ("AgentKindA", "AgentKindB", "no_partner")
+    )
+    changes = pd.DataFrame(
+        {
+            "kind_change": (kind_a - kind_b).abs().max(axis=1),
+            "presence_change": (kind_a - alone).abs().max(axis=1),
+        }
+    ).dropna()
+    return changes.groupby(["condition", "agent_kind", "seed"], observed=True).mean().reset_index()
+
+
+def kind_sensitivity(intention: pd.DataFrame, fraction: float = FINAL_FRACTION) -> pd.DataFrame:
+    """Does the network read the partner's kind at all? Per (condition, agent_kind, stage): the largest
+    Q-value change when only the partner's kind changes (KindA -> KindB partner: `kind_change`) and when
+    the partner is removed (`presence_change`), averaged over probe cases and then over seeds, and `ratio`
+    = kind / presence per seed with its bootstrap interval across seeds. `stage` is `start` (the first probe
+    epoch, the untrained network: any input change moves its output) or `final` (the final `fraction` of
+    training). The two probe observations differ only in the partner's kind channels: a final ratio falling
+    toward 0 means training taught the network to ignore the kind, so no partner-kind effect can appear."""
+    _require(
+        intention, [*Q_COLUMNS, "condition", "seed", "epoch", "agent_id", "map_name", "version"], "intention"
+    )
+    frame = intention.assign(
+        agent_kind=intention.get("agent_kind", "all"), partner_kind=intention["partner_kind"].astype(str)
+    )
+    first = frame.groupby(["condition", "seed"], observed=True)["epoch"].transform("min")
+    rows = []
+    for stage, part in (("start", frame[frame["epoch"] == first]), ("final", final_window(frame, fraction))):
+        per_seed = _kind_changes(part)
+        per_seed = per_seed.assign(
+            ratio=per_seed["kind_change"] / per_seed["presence_change"].where(per_seed["presence_change"] > 0)
+        )
+        for (condition, kind), group in per_seed.groupby(["condition", "agent_kind"], sort=True):
+            ratio, low, high = bootstrap_interval(group["ratio"].to_numpy(float))
+            rows.append({"condition": condition, "agent_kind": kind, "stage": stage, "n_seeds": len(group),
+                         "kind_change": float(group["kind_change"].mean()),
+                         "presence_change": float(group["presence_change"].mean()),
+                         "ratio": ratio, "ratio_low": low, "ratio_high": high})  # fmt: skip
+    return pd.DataFrame(rows, columns=KIND_COLUMNS)

@@ -11,7 +11,13 @@ from typing import Any
 
 import pandas as pd
 
-from cogames_lib.staghunt.social import FINAL_FRACTION, final_learning, partner_effect, with_p_stag
+from cogames_lib.staghunt.social import (
+    FINAL_FRACTION,
+    final_learning,
+    kind_sensitivity,
+    partner_effect,
+    with_p_stag,
+)
 
 # Exploration still above this at the end of training: the agents mostly acted at random.
 EPSILON_TOO_HIGH = 0.5
@@ -88,6 +94,15 @@ def study_headline(
         headline[f"{name}[{row.condition}]"] = (
             f"{_interval(row.estimate, row.ci_low, row.ci_high, row.n_seeds)}, {p_values}, {wilcoxon}, {row.design}"
         )  # fmt: skip
+    kinds = kind_sensitivity(intention, fraction)
+    kinds = kinds[kinds["agent_kind"].isin(["AgentKindA", "all"])].set_index(["condition", "stage"])
+    for condition in sorted({c for c, _ in kinds.index}):
+        if (condition, "final") in kinds.index and (condition, "start") in kinds.index:
+            final, start = kinds.loc[(condition, "final")], kinds.loc[(condition, "start")]
+            headline[f"KindA focal Q change, partner kind / partner presence[{condition}]"] = (
+                f"{_interval(final['ratio'], final['ratio_low'], final['ratio_high'], int(final['n_seeds']))}"
+                f" at the end; {_number(start['ratio'])} untrained (a ratio near 0 means the network ignores the kind)"
+            )
     verdict = learning_verdict(training, random_policy_stag_rate)
     if verdict:
         headline["learning"] = verdict
