@@ -224,3 +224,9 @@ def test_steps_to_success_draws_points_below_five_values_and_boxes_from_five():
     assert not boxes  # three successes per cell: points only
     many = pd.concat([few] * 5, ignore_index=True)
     assert [p for p in plots.steps_to_success(many).axes[0].patches if isinstance(p, PathPatch)]
+
+
+def test_partner_effect_forest_does_not_blow_up_a_negligible_difference():
+    tiny = EFFECTS.assign(estimate=[0.0001, 0.0003, 0.0002], ci_low=np.nan, ci_high=np.nan, n_seeds=1)
+    low, high = plots.partner_effect_forest(tiny).axes[0].get_xlim()
+    assert low <= -0.05 and high >= 0.05

@@ -31,6 +31,7 @@ METRIC_LABELS = {
     "stags_killed": "stag kills per episode",
     "mean_return": "return per episode (mean over agents)",
 }
+MIN_EFFECT_SPAN = 0.05
 EFFECT_COLUMNS = ("effect", "condition", "n_seeds", "estimate", "ci_low", "ci_high", "p_sign_flip")
 
 
@@ -156,6 +157,9 @@ def partner_effect_forest(effects: pd.DataFrame, label: str = "", verdict: str =
         axes.annotate(f"{row['estimate']:+.3f} {interval}; {_p_text(row)}", (1.02, position),
                       xycoords=("axes fraction", "data"), va="center", fontsize=TEXT_PT)  # fmt: skip
     axes.axvline(0.0, color="black", linestyle="--", linewidth=1)
+    # at least +-MIN_EFFECT_SPAN: a difference of 0.0003 in P(stag) must not fill the panel like a real effect
+    low, high = axes.get_xlim()
+    axes.set_xlim(min(low, -MIN_EFFECT_SPAN), max(high, MIN_EFFECT_SPAN))
     names = [
         f"{row['condition']}"
         if row["effect"] == "difference"
