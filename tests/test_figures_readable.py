@@ -181,6 +181,9 @@ def _cases() -> list[Case]:
         cases.append(
             (f"partner_effect_forest / {label}", lambda table=table: plots.partner_effect_forest(table))
         )
+    baselines = {"all_can_hunt": 0.27, "not_all_can_hunt": 0.1}
+    cases.append(("study_learning_curves / per-condition baselines",
+                  lambda: plots.study_learning_curves(LEARNING, baselines, "a label", "", {"all_can_hunt": 5.0})))  # fmt: skip
     cases.append(("pass_rate_heatmap / default", lambda: plots.pass_rate_heatmap(EPISODES)))
     cases.append(("capability_matrix / default", lambda: plots.capability_matrix(EPISODES)))
     return cases

@@ -18,8 +18,8 @@ from cogames_lib.staghunt.social import (
     partner_effect,
     partner_effect_per_seed,
 )
-from cogames_lib.staghunt.study import load_probe_study
 from cogames_lib.staghunt.study_summary import learning_verdict, study_headline
+from cogames_lib.staghunt.study_tables import load_probe_study
 from tests.staghunt_study_helpers import intention_with_effect, tiny_trained_study, write_study_json
 
 
@@ -187,8 +187,40 @@ def test_kind_sensitivity_tells_an_ignored_kind_from_a_used_one() -> None:
     # of training and by 0.5 (KindB partner) at the end
     presence = intention["partner_kind"].ne("no_partner").astype(float)
     kind_b = (intention["partner_kind"].eq("AgentKindB") & intention["epoch"].eq(100)).astype(float)
-    table = kind_sensitivity(intention.assign(q_val_attack=presence + 0.5 * kind_b)).set_index(["agent_kind", "stage"])
+    table = kind_sensitivity(intention.assign(q_val_attack=presence + 0.5 * kind_b)).set_index(
+        ["agent_kind", "stage"]
+    )
     assert table.loc[("AgentKindA", "start"), "ratio"] == 0.0  # ignored kind
     final = table.loc[("AgentKindA", "final")]
     assert final["kind_change"] == pytest.approx(0.5) and final["presence_change"] == pytest.approx(1.0)
     assert final["ratio"] == pytest.approx(0.5) and final["n_seeds"] == 3
+
+
+def test_the_probe_study_command_layout_with_per_condition_baselines(study_dir: Path, tmp_path: Path) -> None:
+    """`probe study` writes top-level training.csv / probe_*.csv (runs under runs/) and per-condition
+    random-play baselines; per-run files below are not read twice."""
+    folder = tmp_path / "study_command"
+    shutil.copytree(study_dir, folder / "runs")
+    for table in ("training", "probe_intention", "probe_multistep"):
+        (folder / "runs" / f"{table}_all.csv").rename(folder / f"{table}.csv")
+    rates = {"all_can_hunt": 0.27, "not_all_can_hunt": 0.1}
+    scores = {
+        c: {"episodes": 2000, "stags_per_episode": r, "mean_return": 4.0 * (1 + r)} for c, r in rates.items()
+    }
+    write_study_json(folder, 6, [0, 1], random_policy_stag_rate=rates, random_policy=scores)
+    study = load_probe_study(folder)
+    assert len(study.training) == 24 and study.random_stag_rates == rates
+    assert study.random_returns == {
+        "all_can_hunt": pytest.approx(5.08),
+        "not_all_can_hunt": pytest.approx(4.4),
+    }
+    table = final_learning(study.training, study.random_stag_rates, random_policy_return=study.random_returns)
+    row = table.set_index(["condition", "metric"]).loc[("not_all_can_hunt", "mean_return")]
+    assert row["random_rate"] == pytest.approx(4.4) and row["ratio"] == pytest.approx(row["mean"] / 4.4)
+    headline = study_headline(study.training, study.intention, study.random_stag_rates,
+                              random_policy_return=study.random_returns)  # fmt: skip
+    assert headline["random play stag kills per episode[not_all_can_hunt]"] == "0.100"
+    assert "return / random play[all_can_hunt]" in headline
+    write_study_json(folder, 6, [0, 1], random_policy_stag_rate={"all_can_hunt": 0.27})
+    with pytest.raises(DataFileError, match="key 'random_policy_stag_rate' has an unusable value"):
+        load_probe_study(folder)

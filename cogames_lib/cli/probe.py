@@ -115,12 +115,14 @@ def run_analyze_study(folder: str) -> int:
     import pandas as pd
 
     from cogames_lib.staghunt.social import partner_effect
-    from cogames_lib.staghunt.study import load_probe_study
     from cogames_lib.staghunt.study_summary import study_headline
+    from cogames_lib.staghunt.study_tables import load_probe_study
 
     study = load_probe_study(folder)
     print(study.label)
-    headline = study_headline(study.training, study.intention, study.metadata["random_policy_stag_rate"])
+    headline = study_headline(
+        study.training, study.intention, study.random_stag_rates, random_policy_return=study.random_returns
+    )
     width = max(len(name) for name in headline)
     for name, value in headline.items():
         print(f"  {name:<{width}}  {value}")

@@ -8,6 +8,7 @@ learning, e.g. "too short to learn") go into the titles, so a flat picture is ne
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -61,11 +62,33 @@ def _curve(axes: plt.Axes, table: pd.DataFrame, colour: str, label: str, index: 
         )
 
 
+def _random_lines(
+    axes: plt.Axes, baseline: float | Mapping[str, float] | None, colours: dict[str, str]
+) -> None:
+    """Dashed random-play lines: one black line for one number, else one per condition in its colour."""
+    if baseline is None:
+        return
+    if not isinstance(baseline, Mapping):
+        axes.axhline(
+            baseline, color="black", linestyle="--", linewidth=1, label=f"random play ({baseline:.2f})"
+        )
+        return
+    for condition, colour in colours.items():
+        if condition in baseline:
+            axes.axhline(baseline[condition], color=colour, linestyle="--", linewidth=1, alpha=0.8,
+                         label=f"random play, {condition} ({baseline[condition]:.2f})")  # fmt: skip
+
+
 def study_learning_curves(
-    curves: pd.DataFrame, random_policy_stag_rate: float | None = None, label: str = "", verdict: str = ""
+    curves: pd.DataFrame,
+    random_policy_stag_rate: float | Mapping[str, float] | None = None,
+    label: str = "",
+    verdict: str = "",
+    random_policy_return: Mapping[str, float] | None = None,
 ) -> plt.Figure:
     """`social.learning_curves` output: stag kills and return per episode over training, a line per
-    condition; a dashed line at the random-policy stag rate of the study's world."""
+    condition; dashed lines at random play's stag kills (one number or per condition) and, when given,
+    random play's return per condition."""
     require_columns(curves, ["condition", "metric", *CURVE_COLUMNS], "study_learning_curves")
     if curves.empty:
         return empty_figure("Learning curves", "no training epochs")
@@ -81,9 +104,8 @@ def study_learning_curves(
         if not part[["mean", "ci_low"]].min().min() < 0:  # kills and returns: the axis starts at 0, padded
             top = axes.get_ylim()[1]
             axes.set_ylim(-0.03 * top, top)
-        if metric == "stags_killed" and random_policy_stag_rate is not None:
-            axes.axhline(random_policy_stag_rate, color="black", linestyle="--", linewidth=1,
-                         label=f"random play ({random_policy_stag_rate:.2f})")  # fmt: skip
+        baseline = random_policy_stag_rate if metric == "stags_killed" else random_policy_return
+        _random_lines(axes, baseline, colours)
         axes.set_xlabel("epoch (end of window)")
         axes.set_ylabel(METRIC_LABELS[metric])
         axes.set_title(f"{METRIC_LABELS[metric]}\n({_seed_note(part)})", fontsize=TEXT_PT)

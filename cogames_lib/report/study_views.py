@@ -18,7 +18,7 @@ from cogames_lib.paths import STAGHUNT_REFERENCE_DIR
 def load_reference_study(path: str | Path | None = None) -> tuple[Any, str]:
     """(the study, "") from `path` (default: `data/staghunt_reference/`), or (None, a plain sentence saying
     it is missing). A folder that is there but broken raises its one-line `DataFileError`."""
-    from cogames_lib.staghunt.study import STUDY_FILE, load_probe_study
+    from cogames_lib.staghunt.study_tables import STUDY_FILE, load_probe_study
 
     folder = Path(path) if path is not None else STAGHUNT_REFERENCE_DIR
     if not (folder / STUDY_FILE).is_file():
@@ -58,11 +58,13 @@ def study_figures(
     training: pd.DataFrame,
     intention: pd.DataFrame,
     multistep: pd.DataFrame,
-    random_policy_stag_rate: float | None,
+    random_policy_stag_rate: Any,
     label: str,
+    random_policy_return: Any = None,
 ) -> dict[str, Any]:
     """The study's figures by file name: learning curves vs random play (when there is a training table),
-    intention P(stag) and multi-step result by partner kind (KindA focal), the partner-effect forest."""
+    intention P(stag) and multi-step result by partner kind (KindA focal), the partner-effect forest.
+    Baselines: one number or a dict per condition (`ProbeStudy.random_stag_rates`, `.random_returns`)."""
     from cogames_lib import plots
     from cogames_lib.staghunt import social
     from cogames_lib.staghunt.study_summary import learning_verdict
@@ -92,8 +94,9 @@ def study_page_headline(
     prefix: str,
     training: pd.DataFrame,
     intention: pd.DataFrame,
-    random_policy_stag_rate: float | None,
+    random_policy_stag_rate: Any,
     label: str,
+    random_policy_return: Any = None,
 ) -> dict[str, Any]:
     """`study_headline` with every name prefixed (`reference` / `smoke run`) and the source label first."""
     from cogames_lib.staghunt.study_summary import study_headline
@@ -101,6 +104,9 @@ def study_page_headline(
     headline: dict[str, Any] = {f"{prefix} source": label}
     if training.empty or "epsilon" not in training.columns:
         return headline
-    numbers = study_headline(as_study_table(training), as_study_table(intention), random_policy_stag_rate)
+    numbers = study_headline(
+        as_study_table(training), as_study_table(intention), random_policy_stag_rate,
+        random_policy_return=random_policy_return,
+    )  # fmt: skip
     headline.update({f"{prefix} {name}": value for name, value in numbers.items()})
     return headline

@@ -50,8 +50,8 @@ from cogames_lib.staghunt.social import (
     partner_effect,
 )
 from cogames_lib.staghunt.sorrel_io import load_probe_tables, load_sorrel_probe_csvs
-from cogames_lib.staghunt.study import ProbeStudy, load_probe_study
 from cogames_lib.staghunt.study_summary import learning_verdict, study_headline
+from cogames_lib.staghunt.study_tables import ProbeStudy, load_probe_study
 from cogames_lib.staghunt.train import TRAINING_COLUMNS, TrainConfig, load_checkpoint, preset, train
 
 CONDITIONS: tuple[str, ...] = tuple(PRESET_POPULATIONS)

@@ -14,7 +14,7 @@ are averaged within the run first, then a percentile bootstrap over seeds gives 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -103,22 +103,44 @@ def final_window(frame: pd.DataFrame, fraction: float = FINAL_FRACTION) -> pd.Da
 
 
 def final_learning(
-    training: pd.DataFrame, random_policy_stag_rate: float | None, fraction: float = FINAL_FRACTION
+    training: pd.DataFrame,
+    random_policy_stag_rate: float | Mapping[str, float] | None,
+    fraction: float = FINAL_FRACTION,
+    random_policy_return: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
-    """Per (condition, metric): the final-`fraction` mean per episode across seeds with its interval; for
-    `stags_killed` also `random_rate` and the ratio to it (`ratio`, `ratio_low`, `ratio_high`: the interval
-    scaled by the measured random rate, which is taken as exact), NaN without a positive random rate."""
+    """Per (condition, metric): the final-`fraction` mean per episode across seeds with its interval, the
+    random-play baseline `random_rate` (stag kills: `random_policy_stag_rate`, one number or per condition;
+    return: `random_policy_return` per condition, when known) and the ratio to it (`ratio`, `ratio_low`,
+    `ratio_high`: the interval scaled by the measured baseline, which is taken as exact); NaN without a
+    positive baseline."""
     _require(training, ["condition", "seed", "epoch", *LEARNING_METRICS], "training")
     tail = final_window(training, fraction)
     long = tail.melt(["condition", "seed"], list(LEARNING_METRICS), "metric", "value")
     per_seed = long.groupby(["condition", "metric", "seed"], observed=True)["value"].mean().reset_index()
     summary = _across_seeds(per_seed, ["condition", "metric"], "value")
-    rate = float(random_policy_stag_rate) if random_policy_stag_rate else float("nan")
-    stags = summary["metric"] == "stags_killed"
-    summary["random_rate"] = np.where(stags, rate, np.nan)
+    conditions = sorted(summary["condition"].astype(str).unique())
+    baselines = {
+        "stags_killed": baseline_by_condition(random_policy_stag_rate, conditions),
+        "mean_return": baseline_by_condition(random_policy_return, conditions),
+    }
+    summary["random_rate"] = [
+        baselines[metric].get(str(condition), np.nan) for condition, metric in zip(summary["condition"], summary["metric"], strict=True)
+    ]  # fmt: skip
+    baseline = summary["random_rate"].where(summary["random_rate"] > 0)
     for column, source in (("ratio", "mean"), ("ratio_low", "ci_low"), ("ratio_high", "ci_high")):
-        summary[column] = summary[source] / summary["random_rate"]
+        summary[column] = summary[source] / baseline
     return summary
+
+
+def baseline_by_condition(
+    value: float | Mapping[str, float] | None, conditions: Sequence[str]
+) -> dict[str, float]:
+    """A random-play baseline given as one number or per condition, as a dict per condition."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return {str(condition): float(rate) for condition, rate in value.items()}
+    return {str(condition): float(value) for condition in conditions}
 
 
 def _paired_differences(

@@ -7,6 +7,7 @@ figures and pages print the verdict next to it ("smoke run: too short to learn (
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -34,7 +35,9 @@ def _interval(mean: float, low: float, high: float, n: int, unit: str = "seed") 
     return f"{_number(mean)} [{_number(low)}, {_number(high)}] ({units})"
 
 
-def learning_verdict(training: pd.DataFrame, random_policy_stag_rate: float | None = None) -> str:
+def learning_verdict(
+    training: pd.DataFrame, random_policy_stag_rate: float | Mapping[str, float] | None = None
+) -> str:
     """'' when the run looks trained; otherwise why its curves cannot be read as learning: epsilon still
     high at the end ("too short to learn"), or stag kills in the final 10% not above random play."""
     if training.empty:
@@ -43,10 +46,10 @@ def learning_verdict(training: pd.DataFrame, random_policy_stag_rate: float | No
     epsilon = float(last["epsilon"].mean())
     if epsilon > EPSILON_TOO_HIGH:
         return f"too short to learn (epsilon still {epsilon:.2f} at the end; flat lines mean nothing learned)"
-    if random_policy_stag_rate:
+    if random_policy_stag_rate is not None:
         stags = final_learning(training, random_policy_stag_rate).query("metric == 'stags_killed'")
         upper = stags["ci_high"].where(stags["ci_high"].notna(), stags["mean"])
-        if (upper <= random_policy_stag_rate).all():
+        if stags["random_rate"].notna().all() and (upper <= stags["random_rate"]).all():
             return "no stag learning: final stag kills per episode not above random play"
     return ""
 
@@ -54,13 +57,14 @@ def learning_verdict(training: pd.DataFrame, random_policy_stag_rate: float | No
 def study_headline(
     training: pd.DataFrame,
     intention: pd.DataFrame,
-    random_policy_stag_rate: float | None,
+    random_policy_stag_rate: float | Mapping[str, float] | None,
     fraction: float = FINAL_FRACTION,
+    random_policy_return: Mapping[str, float] | None = None,
 ) -> dict[str, Any]:
     """Flat name -> short text (mean [95% CI] (n seeds)) for the console, `summary.json` and the index:
     final-10% stag kills and return per episode per condition, stag kills / random play, the partner effect."""
     headline: dict[str, Any] = {}
-    learning = final_learning(training, random_policy_stag_rate, fraction).sort_values(
+    learning = final_learning(training, random_policy_stag_rate, fraction, random_policy_return).sort_values(
         ["condition", "metric"], ascending=[True, False], kind="stable"
     )  # stag kills first
     for row in learning.itertuples(index=False):
@@ -68,12 +72,13 @@ def study_headline(
         headline[f"final {label}[{row.condition}]"] = _interval(
             row.mean, row.ci_low, row.ci_high, row.n_seeds
         )
-        if row.metric == "stags_killed" and not math.isnan(row.ratio):
-            headline[f"stag kills / random play[{row.condition}]"] = _interval(
+        if not math.isnan(row.random_rate):
+            headline[f"random play {label}[{row.condition}]"] = _number(row.random_rate)
+        if not math.isnan(row.ratio):
+            short = "stag kills" if row.metric == "stags_killed" else "return"
+            headline[f"{short} / random play[{row.condition}]"] = _interval(
                 row.ratio, row.ratio_low, row.ratio_high, row.n_seeds
             )
-    if random_policy_stag_rate is not None:
-        headline["random-policy stag kills per episode"] = f"{random_policy_stag_rate:.3f}"
     effects = partner_effect(with_p_stag(intention))
     for row in effects.itertuples(index=False):
         name = (

@@ -5,6 +5,9 @@ plus a `study.json`): for each table (`training`, `probe_intention`, `probe_mult
 file at the top (`<table>_all.csv` or `<table>.csv`, `.csv.gz` too) or one file per run under
 `<condition>/seed_<s>/<table>.csv`; `condition` and `seed` columns are taken from the run folder names when a
 per-run file lacks them. `study.json` holds `STUDY_KEYS` (an optional `date`, else the file's time, dates it).
+`random_policy_stag_rate` is one number or one per condition (`probe study` writes one per condition: in
+`not_all_can_hunt` random play kills fewer stags); `random_policy` (optional, condition -> a
+`RandomPolicyScore` as a dict) adds random play's mean return.
 
 Columns checked (one line naming the file and what is missing): training `TRAINING_REQUIRED`, probes the
 spec's columns plus `condition` and `seed`. The study's own `conditions` must all have training rows.
@@ -23,6 +26,7 @@ import pandas as pd
 
 from cogames_lib.errors import DataFileError
 from cogames_lib.staghunt.probes import INTENTION_COLUMNS, MULTISTEP_COLUMNS
+from cogames_lib.staghunt.social import baseline_by_condition
 from cogames_lib.staghunt.sorrel_io import require_folder
 
 STUDY_FILE = "study.json"
@@ -58,12 +62,27 @@ class ProbeStudy:
         return seeds if isinstance(seeds, int) else len(seeds)
 
     @property
+    def random_stag_rates(self) -> dict[str, float]:
+        """Stag kills per episode of random play, per condition."""
+        return baseline_by_condition(self.metadata["random_policy_stag_rate"], self.metadata["conditions"])
+
+    @property
+    def random_returns(self) -> dict[str, float]:
+        """Mean return per episode of random play, per condition (empty if study.json does not say)."""
+        scores = self.metadata.get("random_policy") or {}
+        return {str(c): float(score["mean_return"]) for c, score in scores.items() if "mean_return" in score}
+
+    @property
     def label(self) -> str:
         """'reference study (command, epochs, seeds, date)' in words, for figure titles and pages."""
         return (
             f"reference study: `{self.metadata['command']}`, {self.metadata['epochs']:,} epochs, "
             f"{self.seed_count} seeds per condition, {self.metadata['world']} world, {self.date}"
         )
+
+
+def _is_rate(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
 
 
 def _read_metadata(folder: Path) -> tuple[dict[str, Any], str]:
@@ -83,8 +102,10 @@ def _read_metadata(folder: Path) -> tuple[dict[str, Any], str]:
         "epochs": isinstance(metadata["epochs"], int) and metadata["epochs"] >= 1,
         "seeds": isinstance(metadata["seeds"], (int, list)),
         "conditions": isinstance(metadata["conditions"], list) and all(isinstance(c, str) for c in metadata["conditions"]),
-        "random_policy_stag_rate": isinstance(metadata["random_policy_stag_rate"], (int, float))
-        and metadata["random_policy_stag_rate"] >= 0,
+        "random_policy_stag_rate": _is_rate(metadata["random_policy_stag_rate"])
+        or (isinstance(metadata["random_policy_stag_rate"], dict)
+            and all(_is_rate(v) for v in metadata["random_policy_stag_rate"].values())
+            and set(metadata["conditions"]) <= set(metadata["random_policy_stag_rate"])),
     }  # fmt: skip
     for key, ok in checks.items():
         if not ok:
