@@ -61,10 +61,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from cogames_lib.staghunt.runs import train_many, validate_probe_parameters
-    from cogames_lib.staghunt.train import preset
+    from cogames_lib.staghunt.parameters import validate_probe_parameters
 
     validate_probe_parameters(args.condition, args.epochs, args.probe_every, args.seed, workers=args.workers)
+    from cogames_lib.staghunt.runs import train_many  # torch: only once the arguments are known good
+    from cogames_lib.staghunt.train import preset
+
     configs = [preset(condition, checkpoints=args.checkpoints) for condition in args.condition]
     runs = train_many(configs, args.seed, args.epochs, args.probe_every, Path(args.out), workers=args.workers,
                       backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress,

@@ -38,84 +38,15 @@ from cogames_lib.mindcraft.discovery import NO_SCORE_POLICIES, as_path_list, val
 from cogames_lib.mindcraft.runs import read_model_name
 from cogames_lib.mindcraft.tasks import load_task_definitions
 from cogames_lib.outcomes import CompletionStatus, status_categorical
+from cogames_lib.tables import MINDCRAFT_AGENTS, MINDCRAFT_METRIC_COLUMNS, MINDCRAFT_RUNS
 
 NO_VERDICT_STATUSES: frozenset[str] = frozenset(
     {CompletionStatus.NO_SCORE_LOGGED.value, CompletionStatus.LOG_FILE_ERROR.value}
 )
-METRIC_COLUMNS: tuple[str, ...] = (
-    "timeout_s",
-    "depth",
-    "max_depth",
-    "missing_item_count",
-    "plan_availability",
-    "requires_crafting_table",
-    "blocked_agent_count",
-    "total_recipe_steps",
-    "max_steps_per_recipe",
-    "unique_target_items",
-    "overall_difficulty_score",
-    "difficulty_category",
-    "material_count",
-    "level_count",
-    "block_count",
-)
-RUN_COLUMNS: tuple[str, ...] = (
-    "experiment",
-    "model_name",
-    "task_id",
-    "task_type",
-    "agent_count",
-    "expected_agent_count",
-    "expected_agent_count_mismatch",
-    "total_agent_logs_found",
-    "repetition_count",
-    "successful_repetitions",
-    "overall_completion_status",
-    "overall_is_successful",
-    "overall_raw_score",
-    "success_for_rate",
-    "has_task_definition",
-    "score_scale",
-    *METRIC_COLUMNS,
-    "ignored_files",
-    "folder_path",
-)
+# The tables' contracts live in `cogames_lib.tables`; these names are kept for the package's users.
+METRIC_COLUMNS: tuple[str, ...] = tuple(column for column, _ in MINDCRAFT_METRIC_COLUMNS)
+RUN_COLUMNS: tuple[str, ...] = MINDCRAFT_RUNS.columns
 NESTED_COLUMNS: tuple[str, ...] = ("agent_outcomes", "repetitions")
-# Column -> pandas dtype; nullable types so NA survives CSV and parquet without turning into floats.
-RUN_DTYPES: dict[str, str] = {
-    "experiment": "string",
-    "model_name": "string",
-    "task_id": "string",
-    "task_type": "string",
-    "agent_count": "Int64",
-    "expected_agent_count": "Int64",
-    "expected_agent_count_mismatch": "boolean",
-    "total_agent_logs_found": "Int64",
-    "repetition_count": "Int64",
-    "successful_repetitions": "Int64",
-    "overall_is_successful": "boolean",
-    "overall_raw_score": "Float64",
-    "success_for_rate": "boolean",
-    "has_task_definition": "boolean",
-    "score_scale": "Float64",
-    "timeout_s": "Float64",
-    "depth": "Int64",
-    "max_depth": "Int64",
-    "missing_item_count": "Int64",
-    "plan_availability": "string",
-    "requires_crafting_table": "boolean",
-    "blocked_agent_count": "Int64",
-    "total_recipe_steps": "Int64",
-    "max_steps_per_recipe": "Int64",
-    "unique_target_items": "Int64",
-    "overall_difficulty_score": "Float64",
-    "difficulty_category": "string",
-    "material_count": "Int64",
-    "level_count": "Int64",
-    "block_count": "Int64",
-    "ignored_files": "string",
-    "folder_path": "string",
-}
 
 
 def flatten_run(run: Mapping[str, Any], no_score_policy: str) -> dict[str, Any]:
@@ -163,8 +94,9 @@ def _definitions(
 
 def runs_frame(rows: list[dict[str, Any]], no_score_policy: str) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=[*RUN_COLUMNS, *NESTED_COLUMNS])
-    for column, dtype in RUN_DTYPES.items():
-        frame[column] = frame[column].astype(dtype)
+    for column, dtype in MINDCRAFT_RUNS.dtypes.items():
+        if dtype != "category":
+            frame[column] = frame[column].astype(dtype)
     frame["overall_completion_status"] = status_categorical(frame["overall_completion_status"])
     frame.attrs["no_score_policy"] = no_score_policy
     return frame
@@ -206,45 +138,7 @@ def runs_table(runs: pd.DataFrame) -> pd.DataFrame:
     return runs.drop(columns=[column for column in NESTED_COLUMNS if column in runs.columns])
 
 
-AGENT_COLUMNS: tuple[str, ...] = (
-    "experiment",
-    "model_name",
-    "task_id",
-    "task_type",
-    "run_index",
-    "agent_name",
-    "file_name",
-    "completion_status",
-    "raw_score",
-    "logged_score",
-    "score_scale",
-    "verdict_source",
-    "score_lines_found",
-    "turn_count",
-    "agent_log_processed",
-    "parsing_errors",
-    "final_system_message",
-    "file_size_bytes",
-)
-AGENT_DTYPES: dict[str, str] = {
-    "experiment": "string",
-    "model_name": "string",
-    "task_id": "string",
-    "task_type": "string",
-    "run_index": "Int64",
-    "agent_name": "string",
-    "file_name": "string",
-    "raw_score": "Float64",
-    "logged_score": "float64",  # plain float: a logged `NaN` stays NaN, distinct from no score (NA)
-    "score_scale": "Float64",
-    "verdict_source": "string",
-    "score_lines_found": "Int64",
-    "turn_count": "Int64",
-    "agent_log_processed": "boolean",
-    "parsing_errors": "string",
-    "final_system_message": "string",
-    "file_size_bytes": "Int64",
-}
+AGENT_COLUMNS: tuple[str, ...] = MINDCRAFT_AGENTS.columns
 
 
 def agents_table(runs: pd.DataFrame) -> pd.DataFrame:
@@ -261,7 +155,9 @@ def agents_table(runs: pd.DataFrame) -> pd.DataFrame:
             row["parsing_errors"] = " | ".join(outcome["parsing_errors"])
             rows.append(row)
     frame = pd.DataFrame(rows, columns=list(AGENT_COLUMNS))
-    for column, dtype in AGENT_DTYPES.items():
+    for column, dtype in MINDCRAFT_AGENTS.dtypes.items():
+        if dtype == "category":
+            continue
         values = frame[column]
         if dtype == "float64":
             values = pd.to_numeric(values, errors="coerce")

@@ -13,9 +13,9 @@ import gc
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
-from cogames_lib.mindcraft.discovery import SkippedFolder, decide_folder
+from cogames_lib.mindcraft.discovery import FolderListing, SkippedFolder, decide_folder
 from cogames_lib.mindcraft.runs import extract_result
 from cogames_lib.mindcraft.tasks import task_definition_metrics
 from cogames_lib.parallel import FanOut
@@ -74,12 +74,12 @@ def _process_chunk_unpaused(
                 definition,
                 None,
                 read_results_file=False,
-                listing=payload,
+                listing=cast(FolderListing, payload),
                 metrics=dict(metrics_by_task[task_id]),
             )
             results.append((key, "task", run))
         elif action == "walk":
-            results.append((key, "walk", payload.subfolders))
+            results.append((key, "walk", cast(FolderListing, payload).subfolders))
         else:
             results.append((key, "skip", payload))
     return results

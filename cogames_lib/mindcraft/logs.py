@@ -194,7 +194,7 @@ def _parse_json(text: str) -> Any:
     if _scan_once is not None:
         try:
             document, end = _scan_once(text, 0)
-            if end == len(text) or _JSON_WHITESPACE.match(text, end).end() == len(text):
+            if end == len(text) or _JSON_WHITESPACE.fullmatch(text, end) is not None:
                 return document
         except StopIteration:  # leading whitespace or no value at all: let json.loads decide
             pass

@@ -274,10 +274,10 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
 
     solo = writer.experiment(SOLO_EXPERIMENT, "this is not a dict {")
     writer.folder(solo, techtree2[0], [[(("score", 1), ok)]])  # 1 agent, definition says 2
-    undefined = "church_two_agent"  # a real id whose definition is not loaded (unless a task file has it)
-    while undefined in definitions:
-        undefined += "_undefined"
-    writer.folder(solo, undefined, [[(("score", 100), ok), (none, ok)]])
+    undefined_id = "church_two_agent"  # a real id whose definition is not loaded (unless a task file has it)
+    while undefined_id in definitions:
+        undefined_id += "_undefined"
+    writer.folder(solo, undefined_id, [[(("score", 100), ok), (none, ok)]])
     writer.folder(solo, church, [[(("score", 14.285714285714286), ok), (none, ok)]])
 
 
