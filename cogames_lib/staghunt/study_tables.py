@@ -9,8 +9,8 @@ per-run file lacks them. `study.json` holds `STUDY_KEYS` (an optional `date`, el
 `not_all_can_hunt` random play kills fewer stags); `random_policy` (optional, condition -> a
 `RandomPolicyScore` as a dict) adds random play's mean return.
 
-Columns checked (one line naming the file and what is missing): training `TRAINING_REQUIRED`, probes the
-spec's columns plus `condition` and `seed`. The study's own `conditions` must all have training rows.
+Columns checked (one line naming the file and what is missing or wrong): training `TRAINING_REQUIRED`
+(numbers), probes their `cogames_lib.tables` schema plus `condition` and `seed`. The study's own `conditions` must all have training rows.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from typing import Any
 
 import pandas as pd
 
+from cogames_lib import tables
 from cogames_lib.errors import DataFileError
-from cogames_lib.staghunt.probes import INTENTION_COLUMNS, MULTISTEP_COLUMNS
 from cogames_lib.staghunt.social import baseline_by_condition
 from cogames_lib.staghunt.sorrel_io import require_folder
 
@@ -35,12 +35,15 @@ STUDY_KEYS: tuple[str, ...] = (
     "random_policy_stag_rate",
 )  # fmt: skip
 RUN_KEY: tuple[str, ...] = ("condition", "seed")
-# What the study analysis reads from a training table (today's training.csv has these and more).
-TRAINING_REQUIRED: tuple[str, ...] = ("epoch", "epsilon", "mean_return", "stags_killed", "hares_killed")
-TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
-    "training": TRAINING_REQUIRED,
-    "probe_intention": INTENTION_COLUMNS,
-    "probe_multistep": MULTISTEP_COLUMNS,
+# What the study analysis reads from a training table (today's training.csv has these and more). A
+# downsampled table holds block means, so its kill counts are numbers, not the schema's integers.
+TRAINING_REQUIRED: tuple[str, ...] = tables.TRAINING.pick(
+    "epoch", "epsilon", "mean_return", "stags_killed", "hares_killed"
+)
+SCHEMAS: dict[str, tables.TableSchema] = {
+    "training": tables.TRAINING,
+    "probe_intention": tables.PROBE_INTENTION,
+    "probe_multistep": tables.PROBE_MULTISTEP,
 }
 _RUN_FOLDER = re.compile(r"^seed_(\d+)$")
 
@@ -150,9 +153,17 @@ def read_study_table(folder: Path, table: str) -> pd.DataFrame:
                 f"{folder}: no {table} table ({table}_all.csv, {table}.csv or */seed_*/{table}.csv)"
             )
         frame, source = pd.concat(frames, ignore_index=True), folder / f"*/seed_*/{table}.csv"
-    missing = [c for c in (*TABLE_COLUMNS[table], *RUN_KEY) if c not in frame.columns]
+    schema = SCHEMAS[table]
+    required = TRAINING_REQUIRED if table == "training" else schema.columns
+    missing = [c for c in (*required, *RUN_KEY) if c not in frame.columns]
     if missing:
         raise DataFileError(f"{source}: {table} table is missing columns {missing}")
+    if table == "training":
+        for column in TRAINING_REQUIRED:
+            if not pd.api.types.is_numeric_dtype(frame[column]):
+                raise DataFileError(f"{source}: column {column!r} of the training table holds non-numbers")
+    else:
+        schema.validate(frame, source)  # the probe tables' kinds of values, condition and seed included
     frame["condition"] = frame["condition"].astype(str)
     return frame
 
