@@ -173,7 +173,8 @@ def partner_effect_per_seed(
 ) -> pd.DataFrame:
     """Per (condition, seed): `n_pairs` and `difference`, the mean over pairs of P(stag | partners[0]) -
     P(stag | partners[1]) for `focal_kind` focals in the final `fraction` of training. A pair is one
-    (seed, probe epoch, agent, map, version) probed with both partners."""
+    (seed, probe epoch, agent, map, version) probed with both partners. A table without `agent_kind`
+    (sorrel's files) cannot tell focal kinds apart: every focal is then counted."""
     pairs = _paired_differences(intention, focal_kind, partners, fraction)
     grouped = pairs.groupby(["condition", "seed"], observed=True)["difference"]
     return pd.concat([grouped.size().rename("n_pairs"), grouped.mean()], axis=1).reset_index()
