@@ -1,6 +1,6 @@
 """Sweep speed: wall time of the full default diagnostic grid on a local process pool.
 
-Grid: scripted, random, noop x all 23 diagnostics x agent counts 1, 2, 4 (cells a diagnostic does not
+Grid: scripted, random, noop x all 46 diagnostics (23 normal, 23 hard tier) x agent counts 1, 2, 4 (cells a diagnostic does not
 allow are skipped) x 10 seeds, into a fresh temporary directory (no resume), progress bar off.
 Usage: python benchmarks/sweep_speed.py [--workers 2] [--seeds 10] [--policies scripted random noop]
 Target (issue 3) on the 2-core reference machine: the full grid on 2 workers in under 60 s wall time.

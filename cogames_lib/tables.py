@@ -131,6 +131,8 @@ EPISODES = TableSchema.of(
         ("sweep_id", "str"),
         ("policy", "str"),
         ("diagnostic", "str"),
+        # normal (shipped map), hard (map generated per seed, `<name>_hard`) or custom (`<name>@<map>`)
+        ("tier", "str"),
         ("num_agents", "int64"),
         ("seed", "int64"),
         ("status", "str"),

@@ -82,3 +82,15 @@ def test_each_ablation_fails_what_claims_its_skill(ablation: str) -> None:
     )
     failed = failed_claims(matrix)
     assert failed.empty, f"-{ablation} passes claimed cells (> {FAIL_AT_MOST}):\n{failed}"
+
+
+def test_matrix_shows_scripted_against_the_oracle_ceiling() -> None:
+    matrix = capability_matrix(
+        ["recharge"], ["charge_up_hard"], agent_counts=(1,), seeds=2, include_ceiling=True
+    )
+    rates = dict(zip(matrix["ablation"], matrix["pass_rate"], strict=True))
+    assert rates["oracle"] == 1.0 and rates["recharge"] == 0.0
+    assert (
+        matrix_markdown(matrix).splitlines()[0] == "| diagnostic | agents | oracle | scripted | -recharge |"
+    )
+    assert failed_claims(matrix).empty  # the hard variant claims recharge too, and -recharge fails it

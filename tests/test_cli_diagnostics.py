@@ -21,6 +21,10 @@ def test_list_shows_every_diagnostic_with_agents_steps_and_purpose(capsys):
     assert by_name["diagnostic_multi_station"][1:3] == ["2-4", "300"]
     assert by_name["diagnostic_chorus_pair"][1] == "2"
     assert "maze" in " ".join(by_name["diagnostic_chest_navigation1"])
+    assert main(["diagnostics", "list", "--tier", "hard"]) == 0
+    hard = capsys.readouterr().out.splitlines()[1:]
+    assert [line.split()[0] for line in hard] == [f"{name}_hard" for name in DIAGNOSTICS]
+    assert "certified map" in hard[0]
 
 
 def test_run_prints_the_verdict_and_reproduces_the_sweep_row(capsys, tmp_path):

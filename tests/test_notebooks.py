@@ -99,6 +99,17 @@ BAD_PARAMETERS = [
         r"agent_counts: no selected diagnostic allows 3 agents",
     ),
     ("diagnostics_sweep", {"seeds": -1}, r"seeds"),
+    (
+        "diagnostics_sweep",
+        {"variant": {"base": "memory", "map": "/no/such/room.map"}},
+        r"/no/such/room.map: cannot read map file",
+    ),
+    ("diagnostics_sweep", {"variant": {"max_steps": 300}}, r"needs its base diagnostic"),
+    (
+        "diagnostics_sweep",
+        {"variant": {"base": "memory", "steps": 3}},
+        r"variant: unknown key\(s\) \['steps'\]",
+    ),
     ("diagnostics_sweep", {"policies": ["scripted:-flying"]}, r"policies: unknown scripted ablation"),
     (
         "diagnostics_sweep",

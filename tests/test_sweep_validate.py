@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cogames_lib.diagnostics import DIAGNOSTICS
+from cogames_lib.diagnostics import DIAGNOSTICS, HARD_DIAGNOSTICS, REGISTRY
 from cogames_lib.errors import ParameterError
 from cogames_lib.sweep import validate_sweep_parameters
 from tests.test_sweep_fakes import FakeSpec
@@ -26,7 +26,9 @@ def validate(tmp_path, **changes):
 
 def test_good_parameters_are_normalised(tmp_path):
     plan = validate(tmp_path)
-    assert plan.diagnostics == tuple(DIAGNOSTICS)
+    assert plan.diagnostics == tuple(REGISTRY)  # "all": both tiers
+    assert validate(tmp_path, diagnostics="normal").diagnostics == tuple(DIAGNOSTICS)
+    assert validate(tmp_path, diagnostics="hard").diagnostics == tuple(HARD_DIAGNOSTICS)
     assert plan.seeds == tuple(range(10)) and plan.agent_counts == (1, 2, 4)
     named = validate(
         tmp_path, diagnostics=["memory", "diagnostic_chest_deposit_near"], agent_counts=[1], seeds=[3, 0]

@@ -1,7 +1,11 @@
-"""`cogames-lib diagnostics list|run`: the diagnostic catalogue and single episodes from the command line.
+"""`cogames-lib diagnostics list|run|feasibility`: the catalogue, single episodes, the feasibility table.
 
-list
-    one line per diagnostic: name, allowed agent counts, max_steps, what it tests.
+list [--tier normal|hard|all]
+    one line per diagnostic: name, allowed agent counts, max_steps, what it tests (default: normal tier).
+feasibility [NAME ... | all | normal | hard] --agents N... --seeds K [--csv FILE]
+    per diagnostic and agent count: the budget, the oracle's lower bound on steps (worst seed), its share
+    of the budget, whether every seed is certified (bound <= 0.8 x max_steps), and the oracle's pass rate
+    and worst achieved steps; --csv writes the per-episode table.
 run NAME --agents N --policy P --seed S [--sweep-seed K] [--render]
     plays the episode a sweep would play for seed index S (same episode seed), prints pass/fail and
     steps; --render prints the ASCII frame after every step. Exit 0 when the episode ran (pass or
@@ -22,7 +26,17 @@ def register(subparsers: Any) -> None:
     actions = parser.add_subparsers(dest="diagnostics_command", metavar="ACTION", required=True)
 
     listing = actions.add_parser("list", help="the catalogue: name, agents, max_steps, what it tests")
+    listing.add_argument("--tier", default="normal", choices=["normal", "hard", "all"], help="which tier")
     listing.set_defaults(handler=run_list)
+
+    feasibility = actions.add_parser("feasibility", help="oracle lower bound vs max_steps, per diagnostic")
+    feasibility.add_argument(
+        "diagnostics", nargs="*", default=["all"], metavar="NAME", help="names or a tier"
+    )
+    feasibility.add_argument("--agents", nargs="+", type=int, default=[1, 2, 4], metavar="N")
+    feasibility.add_argument("--seeds", type=int, default=3, metavar="K", help="env seeds 0..K-1")
+    feasibility.add_argument("--csv", default=None, metavar="FILE", help="also write the per-episode table")
+    feasibility.set_defaults(handler=run_feasibility)
 
     run = actions.add_parser("run", help="play one episode and print pass/fail")
     run.add_argument(
@@ -44,12 +58,12 @@ def agent_counts_text(counts: tuple[int, ...]) -> str:
     return ",".join(str(value) for value in values)
 
 
-def catalogue_lines() -> list[str]:
-    from cogames_lib.diagnostics import DIAGNOSTICS
+def catalogue_lines(tier: str = "normal") -> list[str]:
+    from cogames_lib.diagnostics import REGISTRY, TIERS
 
     rows = [
         (name, agent_counts_text(record.allowed_agent_counts), str(record.max_steps), record.description)
-        for name, record in DIAGNOSTICS.items()
+        for name, record in ((name, REGISTRY[name]) for name in TIERS[tier])
     ]
     header = ("name", "agents", "max_steps", "what it tests")
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(3)]
@@ -60,7 +74,7 @@ def catalogue_lines() -> list[str]:
 
 
 def run_list(args: Any) -> int:
-    print("\n".join(catalogue_lines()))
+    print("\n".join(catalogue_lines(args.tier)))
     return EXIT_OK
 
 
@@ -90,4 +104,19 @@ def run_one(args: Any) -> int:
     if result["error"]:
         print(f"error: {result['error']}")
         return EXIT_FAILED_WORK
+    return EXIT_OK
+
+
+def run_feasibility(args: Any) -> int:
+    from cogames_lib import io
+    from cogames_lib.diagnostics.feasibility import feasibility_summary, feasibility_table, summary_markdown
+    from cogames_lib.errors import ParameterError
+
+    if args.seeds < 1:
+        raise ParameterError(f"--seeds must be >= 1, got {args.seeds}")
+    selection = args.diagnostics[0] if len(args.diagnostics) == 1 else args.diagnostics
+    table = feasibility_table(selection, args.agents, args.seeds)
+    if args.csv:
+        io.write_csv(args.csv, table)
+    print(summary_markdown(feasibility_summary(table)))
     return EXIT_OK

@@ -2,6 +2,11 @@
 
     cogames-lib sweep --policies scripted random noop --diagnostics all --agents 1 2 4 --seeds 10 \\
         --workers 2 --out reports/sweep [--backend dask --scheduler tcp://host:8786] [--traces]
+    cogames-lib sweep --base memory --map my_memory.map [--max-steps 300] --out reports/my_memory
+
+`--diagnostics` takes names or a tier: all (normal and hard, the default), normal, hard. `--base NAME` with
+`--map FILE` and/or `--max-steps N` runs a custom variant of NAME (`<NAME>@<map stem>`, tier "custom"),
+alone or next to the diagnostics named with `--diagnostics`.
 
 Results land in OUT (see docs: episodes/ parts, episodes.parquet, manifest.json); an OUT that holds an
 earlier sweep needs --resume (run only the episodes not on disk) or --overwrite (start again). Exit 0 when the sweep finished (episodes that ended in RUN_ERROR are rows, reported
@@ -21,7 +26,16 @@ from cogames_lib.cli._out_dir import add_out_dir_flags
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("sweep", help="run policies x diagnostics x agent counts x seeds")
     parser.add_argument("--policies", nargs="+", default=["scripted", "random", "noop"], metavar="P")
-    parser.add_argument("--diagnostics", nargs="+", default=["all"], metavar="NAME", help="names or 'all'")
+    parser.add_argument(
+        "--diagnostics",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="names or a tier: all, normal, hard (default: all, or only the variant with --base)",
+    )
+    parser.add_argument("--base", default=None, metavar="NAME", help="base diagnostic of a custom variant")
+    parser.add_argument("--map", default=None, metavar="FILE", help="the variant's .map file (needs --base)")
+    parser.add_argument("--max-steps", type=int, default=None, metavar="N", help="the variant's step budget")
     parser.add_argument("--agents", nargs="+", type=int, default=[1, 2, 4], metavar="N", help="agent counts")
     parser.add_argument("--seeds", type=int, default=10, metavar="K", help="seed indices 0..K-1 (default 10)")
     parser.add_argument("--sweep-seed", type=int, default=0, metavar="S", help="sweep seed (default 0)")
@@ -38,11 +52,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: Any) -> int:
+    from cogames_lib.diagnostics.variants import with_variant
     from cogames_lib.sweep import pass_rate_grid, run_sweep
 
     table = run_sweep(
         args.policies,
-        args.diagnostics,
+        with_variant(args.diagnostics, {"base": args.base, "map": args.map, "max_steps": args.max_steps}),
         args.agents,
         args.seeds,
         args.out,
@@ -66,6 +81,13 @@ def run(args: Any) -> int:
         grid.columns = [f"{count} agents" for count in grid.columns]
         print(f"\npass rate of {policy} (rate [Wilson 95% CI] n; '-' = not allowed):")
         print(grid.to_string())
+    if table["tier"].nunique() > 1:
+        from cogames_lib.sweep import summarise
+
+        tiers = summarise(table, ("policy", "tier"))
+        tiers = tiers.pivot(index="policy", columns="tier", values="rate")
+        print("\npass rate by tier (all diagnostics and agent counts pooled):")
+        print(tiers.to_string(float_format=lambda rate: f"{rate:.3f}"))
     errors = int((table["status"].astype(str) == "RUN_ERROR").sum())
     if errors:
         print(f"\n{errors} episodes ended in RUN_ERROR; their last traceback line is in the 'error' column")

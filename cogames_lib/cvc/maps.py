@@ -118,7 +118,7 @@ def parse_map_text(text: str, source: str = "<string>", name: str = "map") -> Gr
     rows = map_data.split("\n")
     while rows and not rows[-1].strip():
         rows.pop()
-    cells = _decode_rows(rows, legend, source)
+    cells = _decode_rows(rows, legend, source, _first_grid_line(text))
     spawns = tuple((r, c) for r, row in enumerate(cells) for c, obj in enumerate(row) if obj == SPAWN)
     if not spawns:
         raise MapError(f"{source}: no spawn: no cell is 'agent.agent'")
@@ -128,24 +128,44 @@ def parse_map_text(text: str, source: str = "<string>", name: str = "map") -> Gr
     )
 
 
-def _decode_rows(rows: list[str], legend: dict[str, str], source: str) -> tuple[tuple[str, ...], ...]:
+def _first_grid_line(text: str) -> int | None:
+    """The 1-based line of the file that holds grid row 1 (so errors can name the line an editor shows)."""
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return None
+    for key, value in getattr(root, "value", []):
+        if getattr(key, "value", None) == "map_data":
+            # A block scalar (`|-`) starts on the line after its indicator; a plain string on its own line.
+            return value.start_mark.line + (2 if value.style in ("|", ">") else 1)
+    return None
+
+
+def _where(first_line: int | None, r: int) -> str:
+    return f"line {first_line + r}: " if first_line is not None else ""
+
+
+def _decode_rows(
+    rows: list[str], legend: dict[str, str], source: str, first_line: int | None = None
+) -> tuple[tuple[str, ...], ...]:
     width = len(rows[0])
     cells = []
     for r, row in enumerate(rows):
+        where = _where(first_line, r)
         if len(row) != width:
             raise MapError(
-                f"{source}: row {r + 1}: ragged row: {len(row)} chars, expected {width} (as row 1)"
+                f"{source}: {where}row {r + 1}: ragged row: {len(row)} chars, expected {width} (as row 1)"
             )
         decoded = []
         for c, char in enumerate(row):
             object_name = legend.get(char)
             if object_name is None:
                 raise MapError(
-                    f"{source}: row {r + 1}, column {c + 1}: unknown char {char!r} (not in char_to_map_name)"
+                    f"{source}: {where}row {r + 1}, column {c + 1}: unknown char {char!r} (not in char_to_map_name)"
                 )
             if object_name not in KNOWN_OBJECTS:
                 raise MapError(
-                    f"{source}: row {r + 1}, column {c + 1}: unknown object name {object_name!r} for char {char!r}"
+                    f"{source}: {where}row {r + 1}, column {c + 1}: unknown object name {object_name!r} for char {char!r}"
                 )
             decoded.append(object_name)
         cells.append(tuple(decoded))

@@ -11,10 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from cogames_lib.cvc import rules
 from cogames_lib.cvc.config import EnvConfig, ExtractorOverride
+from cogames_lib.cvc.maps import GridMap, load_map
+from cogames_lib.paths import DIAGNOSTIC_MAPS_DIR
+
+if TYPE_CHECKING:
+    from cogames_lib.diagnostics.hard_table import HardParameters
 
 HEART_RECIPE: Mapping[str, int] = MappingProxyType(dict(rules.HEART_INPUTS))
 CHORUS_ALL = "N"  # the heart needs every agent showing heart_a
@@ -59,10 +67,41 @@ class Diagnostic:
     # Hooks for the rules that depend on the agent count (None: use the static field).
     clipped_for: Callable[[int], frozenset[str]] | None = None
     inventory_seeds_for: Callable[[int], Seeds] | None = None
+    # Variants: "normal" (the shipped map), "hard" (a map generated per episode seed, see hard_maps.py)
+    # or "custom" (a user's map or budget, see variants.py); `base` names the diagnostic it derives from.
+    tier: str = "normal"
+    base: str = ""
+    grid_map: GridMap | None = field(default=None, repr=False, compare=False)
+    hard: HardParameters | None = None
 
     @property
     def map_file(self) -> str:
         return f"diagnostic_{self.map_name}.map"
+
+    @property
+    def base_name(self) -> str:
+        """The registered diagnostic this one derives from (itself for a shipped diagnostic)."""
+        return self.base or self.name
+
+    def episode_map(self, seed: int, num_agents: int) -> GridMap:
+        """The map of one episode: the shipped file, the variant's own map, or (hard tier) a map generated
+        from the episode seed and certified feasible for `num_agents` agents."""
+        if self.hard is not None:
+            from cogames_lib.diagnostics.hard_maps import certified_map
+
+            return certified_map(self, int(seed), int(num_agents)).grid_map
+        if self.grid_map is not None:
+            return self.grid_map
+        return shipped_map(self.map_file)
+
+    def variant(
+        self, map: str | Path | GridMap | None = None, max_steps: int | None = None, **overrides: Any
+    ) -> Diagnostic:
+        """This diagnostic on another map and/or step budget (and any other field): a frozen record that
+        `run_episode`, `run_sweep` and `make_env` accept like a name. See `variants.make_variant`."""
+        from cogames_lib.diagnostics.variants import make_variant
+
+        return make_variant(self, map, max_steps, **overrides)
 
     def env_config(self, num_agents: int) -> EnvConfig:
         return EnvConfig(
@@ -275,3 +314,9 @@ _CATALOGUE: tuple[Diagnostic, ...] = (
 )
 
 DIAGNOSTICS: Mapping[str, Diagnostic] = MappingProxyType({d.name: d for d in _CATALOGUE})
+
+
+@cache
+def shipped_map(file_name: str) -> GridMap:
+    """A map file of `maps/diagnostics/`, parsed once per process (maps are immutable)."""
+    return load_map(DIAGNOSTIC_MAPS_DIR / file_name)

@@ -50,9 +50,9 @@ def _diagnostic_order(column: pd.Series) -> list[str]:
     present = set(column.astype(str))
     if isinstance(column.dtype, pd.CategoricalDtype):
         return [str(name) for name in column.cat.categories if str(name) in present]
-    from cogames_lib.diagnostics.catalogue import DIAGNOSTICS
+    from cogames_lib.diagnostics import REGISTRY
 
-    known = [name for name in DIAGNOSTICS if name in present]
+    known = [name for name in REGISTRY if name in present]
     return known + sorted(present - set(known))
 
 

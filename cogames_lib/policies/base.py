@@ -5,6 +5,7 @@ Accepted policy names (everywhere: sweeps, the CLI, notebooks):
 - ``"noop"``: always the no-op action;
 - ``"random"``: uniformly random actions from the seed given to ``reset``;
 - ``"scripted"``: the decentralized baseline with every skill on;
+- ``"oracle"``: the full-knowledge reference planner (reads the world state; a ceiling, not a baseline);
 - ``"scripted:-chorus"`` or ``"scripted:-chorus,-memory"``: the baseline with those skills switched off
   (the skills are `ABLATIONS`; order and repetition do not matter, the canonical name lists them in
   `ABLATIONS` order);
@@ -26,9 +27,11 @@ BUILTIN_POLICIES: dict[str, str] = {
     "noop": "cogames_lib.policies.simple:NoopPolicy",
     "random": "cogames_lib.policies.simple:RandomPolicy",
     "scripted": "cogames_lib.policies.scripted:ScriptedPolicy",
+    # The full-knowledge reference ceiling: it reads the world state, so it lives with the diagnostics.
+    "oracle": "cogames_lib.diagnostics.oracle:OraclePolicy",
 }
 ACCEPTED_FORMS = (
-    "'noop', 'random', 'scripted', 'scripted:-SKILL[,-SKILL...]' with SKILL in "
+    "'noop', 'random', 'scripted', 'oracle', 'scripted:-SKILL[,-SKILL...]' with SKILL in "
     f"{', '.join(ABLATIONS)}, or an import path 'package.module:Class'"
 )
 

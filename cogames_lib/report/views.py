@@ -40,7 +40,9 @@ def failed_episodes(
     distinct = failed.drop_duplicates(subset=["policy", "diagnostic"], keep="first")
     late = distinct["policy"].astype(str).isin(set(last_policies))
     ordered = pd.concat([distinct[~late], distinct[late]])
-    return ordered.head(limit)[[*EPISODE_DISPLAY_KEY, "status", "steps"]].reset_index(drop=True)
+    # episode_seed (a sweep's table has it): a hard-tier map is drawn from it, so its picture needs it
+    seed = ["episode_seed"] if "episode_seed" in episodes.columns else []
+    return ordered.head(limit)[[*EPISODE_DISPLAY_KEY, *seed, "status", "steps"]].reset_index(drop=True)
 
 
 def error_folders(agents: pd.DataFrame, skipped: Iterable[Mapping[str, Any]] = ()) -> pd.DataFrame:
@@ -98,11 +100,13 @@ def failed_episode_traces(
     episodes: pd.DataFrame, sweep_dir: str | Path, limit: int = 3
 ) -> list[tuple[str, pd.DataFrame, tuple[tuple[str, ...], ...]]]:
     """(title, trace, map cells) of up to `limit` failed episodes of a sweep run with `record_traces=True`."""
-    from cogames_lib.diagnostics import diagnostic_map
+    from cogames_lib.diagnostics import REGISTRY, diagnostic_map
     from cogames_lib.sweep import load_traces
 
     pictures = []
     for row in failed_episodes(episodes, limit).itertuples(index=False):
+        if str(row.diagnostic) not in REGISTRY:  # a custom variant: its map is not known from the name
+            continue
         trace = load_traces(
             sweep_dir,
             policy=str(row.policy),
@@ -111,7 +115,13 @@ def failed_episode_traces(
             seed=int(row.seed),
         )
         title = f"{row.policy} / {row.diagnostic} / {row.num_agents} agent(s) / seed {row.seed}: {row.status}"
-        pictures.append((title, trace, diagnostic_map(str(row.diagnostic)).cells))
+        pictures.append(
+            (
+                title,
+                trace,
+                diagnostic_map(str(row.diagnostic), int(row.episode_seed), int(row.num_agents)).cells,
+            )
+        )
     return pictures
 
 
@@ -138,6 +148,13 @@ def diagnostics_headline(episodes: pd.DataFrame, sweep_seconds: float) -> dict[s
         "sweep_seconds": round(float(sweep_seconds), 2),
     }
     headline.update(_rate_headline("pass_rate", rate_table(episodes, "policy", "success"), "policy"))
+    if "tier" in episodes.columns and episodes["tier"].astype(str).nunique() > 1:
+        by_tier = episodes.assign(
+            policy_tier=episodes["policy"].astype(str) + "/" + episodes["tier"].astype(str)
+        )
+        headline.update(
+            _rate_headline("pass_rate", rate_table(by_tier, "policy_tier", "success"), "policy_tier")
+        )
     return headline
 
 

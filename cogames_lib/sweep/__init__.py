@@ -11,13 +11,14 @@ from cogames_lib.sweep.episode import run_episode
 from cogames_lib.sweep.run import load_episodes, plan_grid, run_sweep
 from cogames_lib.sweep.seeds import agent_seed, episode_seed, stable_hash
 from cogames_lib.sweep.store import EPISODE_COLUMNS
-from cogames_lib.sweep.summary import pass_rate_grid, summarise
+from cogames_lib.sweep.summary import against_ceiling, pass_rate_grid, summarise
 from cogames_lib.sweep.traces import load_traces, trace_table
 from cogames_lib.sweep.validate import SweepPlan, validate_sweep_parameters
 
 __all__ = [
     "EPISODE_COLUMNS",
     "SweepPlan",
+    "against_ceiling",
     "agent_seed",
     "episode_seed",
     "load_episodes",

@@ -16,6 +16,7 @@ from cogames_lib.policies.base import ABLATIONS, resolve_policy
 
 MATRIX_COLUMNS = ("ablation", "diagnostic", "num_agents", "pass_rate", "n")
 BASELINE = "none"  # the ablation label of the full scripted policy
+CEILING = "oracle"  # the label of the full-knowledge reference ceiling (not an ablation)
 DEFAULT_AGENT_COUNTS = (1, 2, 3, 4)
 # An ablation "fails" a cell when it passes at most this share of the seeds there.
 FAIL_AT_MOST = 0.2
@@ -36,14 +37,19 @@ def _claim_applies(ablation: str, num_agents: int) -> bool:
     return num_agents >= 2 if ablation == "chorus" else True
 
 
-def claimed_cells(agent_counts: Iterable[int] = DEFAULT_AGENT_COUNTS) -> pd.DataFrame:
-    """(ablation, diagnostic, num_agents) cells where an ablation must fail, from the catalogue's claims."""
-    from cogames_lib.diagnostics import DIAGNOSTICS
+def claimed_cells(agent_counts: Iterable[int] = DEFAULT_AGENT_COUNTS, tier: str = "normal") -> pd.DataFrame:
+    """(ablation, diagnostic, num_agents) cells where an ablation must fail, from the catalogue's claims.
 
+    `tier`: "normal", "hard" (a `<name>_hard` variant claims its base's skills) or "all"."""
+    from cogames_lib.diagnostics import REGISTRY, TIERS
+
+    if tier not in TIERS:
+        raise ParameterError(f"claimed_cells(tier=...): {tier!r} is not one of {list(TIERS)}")
     rows = []
     for ablation in ABLATIONS:
         skill = SKILL_OF_ABLATION[ablation]
-        for name, diagnostic in DIAGNOSTICS.items():
+        for name in TIERS[tier]:
+            diagnostic = REGISTRY[name]
             if skill not in diagnostic.skills:
                 continue
             for count in agent_counts:
@@ -53,6 +59,8 @@ def claimed_cells(agent_counts: Iterable[int] = DEFAULT_AGENT_COUNTS) -> pd.Data
 
 
 def _policy_name(ablation: str) -> str:
+    if ablation == CEILING:
+        return CEILING
     return "scripted" if ablation == BASELINE else f"scripted:-{ablation}"
 
 
@@ -63,23 +71,29 @@ def ablation_matrix(
     seeds: int | Sequence[int] = 10,
     include_baseline: bool = True,
     progress: bool = False,
+    include_ceiling: bool = False,
 ) -> pd.DataFrame:
     """Pass rate of every (ablation, diagnostic, agent count) cell, by playing the episodes.
 
     `ablations` defaults to all of `ABLATIONS` (plus the full policy as ablation "none" when
-    `include_baseline`); `seeds` is a count (seeds 0..k-1) or explicit seeds; agent counts a diagnostic
+    `include_baseline`, and the oracle as "oracle" when `include_ceiling`: scripted against the ceiling);
+    `seeds` is a count (seeds 0..k-1) or explicit seeds; agent counts a diagnostic
     does not allow are skipped. Returns a tidy DataFrame with `MATRIX_COLUMNS`.
     """
     from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic
     from cogames_lib.sweep.episode import run_episode
 
     chosen = list(ABLATIONS if ablations is None else ablations)
-    unknown = [a for a in chosen if a not in ABLATIONS and a != BASELINE]
+    unknown = [a for a in chosen if a not in ABLATIONS and a not in (BASELINE, CEILING)]
     if unknown:
         raise ParameterError(f"ablation_matrix(ablations=...): unknown {unknown}; known: {list(ABLATIONS)}")
     if include_baseline and BASELINE not in chosen:
         chosen.insert(0, BASELINE)
-    names = [get_diagnostic(d).name for d in (list(DIAGNOSTICS) if diagnostics is None else diagnostics)]
+    if include_ceiling and CEILING not in chosen:
+        chosen.insert(0, CEILING)
+    records = [get_diagnostic(d) for d in (list(DIAGNOSTICS) if diagnostics is None else diagnostics)]
+    names = [record.name for record in records]
+    allowed = {record.name: record.allowed_agent_counts for record in records}
     if not names:
         raise ParameterError("ablation_matrix(diagnostics=...): need at least one diagnostic (None = all)")
     seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
@@ -90,7 +104,7 @@ def ablation_matrix(
         for ablation in chosen
         for name in names
         for count in agent_counts
-        if count in DIAGNOSTICS[name].allowed_agent_counts
+        if count in allowed[name]
     ]
     if progress:
         from tqdm.auto import tqdm
@@ -105,8 +119,8 @@ def ablation_matrix(
 
 
 def failed_claims(matrix: pd.DataFrame, fail_at_most: float = FAIL_AT_MOST) -> pd.DataFrame:
-    """The claimed cells (present in `matrix`) where the ablation passed more than `fail_at_most`."""
-    claims = claimed_cells(sorted(matrix["num_agents"].unique()))
+    """The claimed cells (present in `matrix`, either tier) where the ablation passed more than `fail_at_most`."""
+    claims = claimed_cells(sorted(matrix["num_agents"].unique()), tier="all")
     merged = claims.merge(matrix, on=["ablation", "diagnostic", "num_agents"], how="inner")
     return merged[merged["pass_rate"] > fail_at_most].reset_index(drop=True)
 
@@ -116,7 +130,7 @@ def matrix_table(matrix: pd.DataFrame) -> pd.DataFrame:
     table = matrix.pivot_table(
         index=["diagnostic", "num_agents"], columns="ablation", values="pass_rate", sort=False
     )
-    order = [a for a in (BASELINE, *ABLATIONS) if a in table.columns]
+    order = [a for a in (CEILING, BASELINE, *ABLATIONS) if a in table.columns]
     return table[order]
 
 
@@ -124,8 +138,9 @@ def matrix_markdown(matrix: pd.DataFrame, digits: int = 2) -> str:
     """A Markdown table of `matrix_table(matrix)`; a claimed cell (where the ablation must fail) is
     starred, so a reader sees each claim next to its measured pass rate."""
     table = matrix_table(matrix)
-    claims = set(map(tuple, claimed_cells(sorted(matrix["num_agents"].unique())).values.tolist()))
-    header = ["diagnostic", "agents", *(f"-{a}" if a != BASELINE else "scripted" for a in table.columns)]
+    claims = set(map(tuple, claimed_cells(sorted(matrix["num_agents"].unique()), tier="all").values.tolist()))
+    labels = {BASELINE: "scripted", CEILING: CEILING}
+    header = ["diagnostic", "agents", *(labels.get(a, f"-{a}") for a in table.columns)]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for (diagnostic, count), row in table.iterrows():
         cells = []

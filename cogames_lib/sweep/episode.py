@@ -47,7 +47,7 @@ def last_traceback_line(error: BaseException) -> str:
 
 def run_episode(
     policy_spec: Any,
-    diagnostic: str,
+    diagnostic: Any,
     num_agents: int,
     seed: int,
     record_trace: bool = False,
@@ -55,9 +55,13 @@ def run_episode(
 ) -> dict[str, Any]:
     """Play one episode of `diagnostic` with `num_agents` copies of the policy; the env is seeded with `seed`.
 
-    Returns a dict: policy, diagnostic, num_agents, episode_seed, status, success, reward (the episode
+    `diagnostic` is a name (either tier) or a `Diagnostic` record such as a custom variant
+    (`Diagnostic.variant(map=...)`). Returns a dict: policy, diagnostic (the record's name: `<base>_hard`,
+    `<base>@<map>` for variants), tier, num_agents, episode_seed, status, success, reward (the episode
     return summed over agents: 1.0 or 0.0), steps, max_steps, error ("" unless RUN_ERROR), duration_s,
     and `trace` (a dict of equal-length columns, see TRACE_COLUMNS) when `record_trace` is true.
+    The built-in `oracle` (a reference ceiling) gets the engine state through `attach_world(world)`; no other
+    policy does, whatever methods it has.
     Agent i's policy is reset with `agent_seed(seed, i)`. `on_frame(step, text)`, when given, receives
     the env's ASCII render (render mode "ansi") after the reset (step 0) and after every step.
     """
@@ -65,13 +69,13 @@ def run_episode(
 
     started = time.perf_counter()
     spec = resolve_policy_spec(policy_spec)
-    diagnostic = get_diagnostic(diagnostic).name  # the short name "memory" reports as "diagnostic_memory"
+    record = get_diagnostic(diagnostic)  # the short name "memory" reports as "diagnostic_memory"
     if on_frame is None:
-        env = _reusable_env(diagnostic, num_agents)
+        env = _reusable_env(record, num_agents, seed)
     else:
         from cogames_lib.diagnostics import make_env
 
-        env = make_env(diagnostic, num_agents, render_mode="ansi")
+        env = make_env(record, num_agents, seed=seed, render_mode="ansi")
     world = env.unwrapped.world
     world.record_events = record_trace
     trace = _empty_trace() if record_trace else None
@@ -83,7 +87,12 @@ def run_episode(
         if on_frame is not None:
             on_frame(0, env.render())
         policies = [spec.make() for _ in range(num_agents)]
+        full_knowledge = _is_oracle(spec)
         for index, policy in enumerate(policies):
+            if (
+                full_knowledge
+            ):  # the reference ceiling reads the world; every other policy sees observations only
+                policy.attach_world(world)
             policy.reset(index, num_agents, agent_seed(seed, index))
         names = list(env.possible_agents)
         while env.agents:
@@ -105,7 +114,8 @@ def run_episode(
         _attach_events(trace, world.events)
     result: dict[str, Any] = {
         "policy": str(spec.name),
-        "diagnostic": diagnostic,
+        "diagnostic": record.name,
+        "tier": record.tier,
         "num_agents": int(num_agents),
         "episode_seed": int(seed),
         "status": status.value,
@@ -121,24 +131,31 @@ def run_episode(
     return result
 
 
+def _is_oracle(spec: Any) -> bool:
+    from cogames_lib.policies.base import BUILTIN_POLICIES
+
+    return getattr(spec, "path", None) == BUILTIN_POLICIES["oracle"]
+
+
 _ENV_CACHE_SIZE = 32
 _local = threading.local()  # one cache per thread: a Dask worker may run two episodes at once
 
 
-def _reusable_env(diagnostic: str, num_agents: int) -> Any:
+def _reusable_env(record: Any, num_agents: int, seed: int) -> Any:
     """An env for (diagnostic, num_agents), built once per thread and reused across episodes.
 
     Building the engine costs about as much as a short episode of a fast policy; `reset(seed)`
     rebuilds every piece of episode state, so a reused env plays exactly the episode a fresh one would
-    (a test checks this).
+    (a test checks this). A hard-tier map depends on the seed, so its env is keyed by the seed too.
     """
     from cogames_lib.diagnostics import make_env
 
     cache: OrderedDict = _local.__dict__.setdefault("envs", OrderedDict())
-    key = (diagnostic, int(num_agents))
+    per_seed = seed if record.hard is not None else None
+    key = (record.name, int(num_agents), record.grid_map, per_seed)
     env = cache.pop(key, None)
     if env is None:
-        env = make_env(diagnostic, num_agents)
+        env = make_env(record, num_agents, seed=None if per_seed is None else seed)
     cache[key] = env
     if len(cache) > _ENV_CACHE_SIZE:
         cache.popitem(last=False)

@@ -41,20 +41,22 @@ def plan_grid(plan: SweepPlan) -> tuple[list[tuple[Any, EpisodeTask]], list[tupl
     A cell whose agent count its diagnostic does not allow is skipped, not an error: a grid such as
     "all diagnostics x 1, 2, 4 agents" always contains some.
     """
-    from cogames_lib.diagnostics import get_diagnostic
+    from cogames_lib.diagnostics import REGISTRY, get_diagnostic
 
     tasks: list[tuple[Any, EpisodeTask]] = []
     skipped: list[tuple[str, str, int]] = []
     for spec, policy in zip(plan.policies, plan.policy_names, strict=True):
         for diagnostic in plan.diagnostics:
-            allowed = {int(c) for c in get_diagnostic(diagnostic).allowed_agent_counts}
+            record = plan.records.get(diagnostic) or get_diagnostic(diagnostic)
+            custom = None if diagnostic in REGISTRY else record
+            allowed = {int(c) for c in record.allowed_agent_counts}
             for num_agents in plan.agent_counts:
                 if num_agents not in allowed:
                     skipped.append((policy, diagnostic, num_agents))
                     continue
                 for seed in plan.seeds:
                     derived = episode_seed(plan.sweep_seed, policy, diagnostic, num_agents, seed)
-                    tasks.append((spec, EpisodeTask(diagnostic, num_agents, seed, derived)))
+                    tasks.append((spec, EpisodeTask(diagnostic, num_agents, seed, derived, custom)))
     return tasks, skipped
 
 
@@ -64,6 +66,12 @@ def _parameters(plan: SweepPlan, record_traces: bool) -> dict[str, Any]:
         "sweep_seed": plan.sweep_seed,
         "policies": list(plan.policy_names),
         "diagnostics": list(plan.diagnostics),
+        # A custom variant is named after its map file; its map's source and size say which file it was.
+        "variant_maps": {
+            name: f"{record.grid_map.source} ({record.grid_map.height}x{record.grid_map.width})"
+            for name, record in plan.records.items()
+            if record.grid_map is not None
+        },
         "agent_counts": list(plan.agent_counts),
         "seeds": list(plan.seeds),
         "record_traces": record_traces,
@@ -79,10 +87,19 @@ def _write_chunk(plan: SweepPlan, chunk: Chunk, results: list[dict[str, Any]]) -
     store.write_chunk(plan.out_dir, name, store.episode_frame(rows), traces)
 
 
-def order_episodes(frame: pd.DataFrame, policy_order: list[str], diagnostic_order: list[str]) -> pd.DataFrame:
-    """Fixed category orders (policies as given, diagnostics as in the registry, statuses as in
-    outcomes.STATUS_ORDER) and rows sorted by them, then agent count and seed."""
+def order_episodes(
+    frame: pd.DataFrame,
+    policy_order: list[str],
+    diagnostic_order: list[str],
+    tiers: dict[str, str] | None = None,
+) -> pd.DataFrame:
+    """Fixed category orders (policies as given, diagnostics as in the registry, tiers as in store.EPISODE_TIERS,
+    statuses as in outcomes.STATUS_ORDER) and rows sorted by them, then agent count and seed. `tiers`
+    (diagnostic -> tier) fills the tier column, e.g. for parts written before it existed."""
     frame = frame.copy()
+    if tiers is not None:
+        frame["tier"] = frame["diagnostic"].astype(str).map(tiers)
+    frame["tier"] = pd.Categorical(frame["tier"].astype(str), categories=list(store.EPISODE_TIERS), ordered=True)
     frame["policy"] = pd.Categorical(frame["policy"].astype(str), categories=policy_order, ordered=True)
     frame["diagnostic"] = pd.Categorical(
         frame["diagnostic"].astype(str), categories=diagnostic_order, ordered=True
@@ -102,7 +119,8 @@ def _collect(plan: SweepPlan, tasks: list[tuple[Any, EpisodeTask]]) -> pd.DataFr
     frame = on_disk.merge(wanted, on=list(store.EPISODE_KEY), how="inner")
     frame = frame.drop_duplicates(subset=list(store.EPISODE_KEY), keep="first")
     frame["sweep_id"] = plan.sweep_id
-    return order_episodes(frame, list(plan.policy_names), list(plan.diagnostics))
+    tiers = {name: record.tier for name, record in plan.records.items()}
+    return order_episodes(frame, list(plan.policy_names), list(plan.diagnostics), tiers)
 
 
 def run_sweep(
@@ -123,8 +141,9 @@ def run_sweep(
 ) -> pd.DataFrame:
     """Run every (policy, diagnostic, agent count, seed) episode not already on disk; return the table.
 
-    policies: names ("noop", "random", "scripted", "scripted:-chorus", "pkg.module:Class") or PolicySpecs.
-    diagnostics: "all" or names. agent_counts: ints. seeds: a number n (indices 0..n-1) or seed indices.
+    policies: names ("noop", "random", "scripted", "oracle", "scripted:-chorus", "pkg.module:Class") or
+    PolicySpecs. diagnostics: a tier ("all" = normal and hard, "normal", "hard"), names, or `Diagnostic`
+    records such as custom variants (`get_diagnostic("memory").variant(map="my.map")`). agent_counts: ints. seeds: a number n (indices 0..n-1) or seed indices.
     resume: continue a sweep folder (the default; see the module docstring); overwrite: delete it first.
     Returns the `episodes` table of the requested grid (see store.EPISODE_COLUMNS); `df.attrs` holds
     `skipped_cells` (policy, diagnostic, num_agents of every cell the diagnostic does not allow),

@@ -28,6 +28,7 @@ class EpisodeTask:
     num_agents: int
     seed: int  # the seed index within the cell
     episode_seed: int
+    record: Any = None  # a custom variant's record (workers cannot look it up by name); None if registered
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,11 @@ def run_chunk(chunk: Chunk) -> list[dict[str, Any]]:
     results = []
     for task in chunk.tasks:
         result = run_episode(
-            chunk.policy_spec, task.diagnostic, task.num_agents, task.episode_seed, chunk.record_traces
+            chunk.policy_spec,
+            task.record or task.diagnostic,
+            task.num_agents,
+            task.episode_seed,
+            chunk.record_traces,
         )
         result["seed"] = task.seed
         results.append(result)

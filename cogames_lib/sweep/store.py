@@ -29,6 +29,9 @@ from cogames_lib.tables import EPISODES
 # The episodes table's contract lives in `cogames_lib.tables`; these names are kept for the sweep's users.
 EPISODE_COLUMNS: tuple[str, ...] = EPISODES.columns
 EPISODE_KEY: tuple[str, ...] = EPISODES.key
+# The tier of a diagnostic: the shipped map, a map generated per seed (`<name>_hard`), or a user's variant
+# (`<name>@<map>`, see diagnostics/variants.py).
+EPISODE_TIERS: tuple[str, ...] = ("normal", "hard", "custom")
 _PART_GLOB = "part-*.parquet"
 TABLE = "episodes.parquet"
 

@@ -52,7 +52,7 @@ def chunk_traces(results: list[dict[str, Any]], seeds: list[int]) -> pd.DataFram
 def load_traces(
     out_dir: str | Path,
     policy: str | None = None,
-    diagnostic: str | None = None,
+    diagnostic: Any = None,
     num_agents: int | None = None,
     seed: int | None = None,
     status: str | None = None,
@@ -65,9 +65,12 @@ def load_traces(
     ordered by episode key, step and agent.
     """
     if diagnostic is not None:  # "memory" means "diagnostic_memory" here too, as everywhere else
-        from cogames_lib.diagnostics import get_diagnostic
+        from cogames_lib.diagnostics import Diagnostic, get_diagnostic
 
-        diagnostic = get_diagnostic(diagnostic).name
+        if isinstance(diagnostic, Diagnostic):
+            diagnostic = diagnostic.name
+        elif "@" not in diagnostic:  # a custom variant (`<base>@<map>`) is not in the registry: kept as given
+            diagnostic = get_diagnostic(diagnostic).name
     if status is not None and status not in STATUS_ORDER:
         raise ParameterError(f"load_traces: status {status!r} is not one of {', '.join(STATUS_ORDER)}")
     out_path = Path(out_dir)

@@ -10,7 +10,7 @@ import hashlib
 import json
 import numbers
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -34,6 +34,8 @@ class SweepPlan:
     scheduler: Any
     out_dir: Path
     sweep_seed: int
+    # Name -> record of every selected diagnostic (registered ones and custom variants alike).
+    records: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def sweep_id(self) -> str:
@@ -55,22 +57,36 @@ def _as_list(value: Any) -> list:
     return list(value)
 
 
-def normalise_diagnostics(diagnostics: str | Sequence[str]) -> tuple[str, ...]:
-    """ "all" or names (the `diagnostic_` prefix may be left out) -> full names in registry order."""
-    from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic
+def normalise_diagnostics(diagnostics: Any) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """A tier ("normal", "hard", "all" = both), names (the `diagnostic_` prefix may be left out) or
+    `Diagnostic` records (custom variants) -> (names, name -> record): registered diagnostics in registry
+    order, then variants in the order given."""
+    from cogames_lib.diagnostics import REGISTRY, TIERS, Diagnostic, get_diagnostic
 
-    names = _as_list(diagnostics)
-    if not names:
-        raise ParameterError("diagnostics: empty; give 'all' or at least one diagnostic name")
-    if ALL in names:
-        return tuple(DIAGNOSTICS)
-    selected = set()
-    for name in names:
+    entries = _as_list(diagnostics)
+    if not entries:
+        raise ParameterError(
+            "diagnostics: empty; give 'all', 'normal', 'hard' or at least one diagnostic name"
+        )
+    selected: dict[str, Any] = {}
+    for entry in entries:
+        if isinstance(entry, str) and entry in TIERS:
+            selected.update((name, REGISTRY[name]) for name in TIERS[entry])
+            continue
+        if not isinstance(entry, str | Diagnostic):
+            raise ParameterError(
+                f"diagnostics: {entry!r} is neither a diagnostic name nor a Diagnostic record"
+            )
         try:
-            selected.add(get_diagnostic(str(name)).name)
+            record = get_diagnostic(entry)
         except CogamesLibError as error:
             raise ParameterError(f"diagnostics: {error}") from None
-    return tuple(name for name in DIAGNOSTICS if name in selected)
+        if record.name in selected and selected[record.name] != record:
+            raise ParameterError(f"diagnostics: two different diagnostics are named {record.name!r}")
+        selected[record.name] = record
+    ordered = [name for name in REGISTRY if name in selected]
+    ordered += [name for name in selected if name not in REGISTRY]
+    return tuple(ordered), {name: selected[name] for name in ordered}
 
 
 def normalise_seeds(seeds: int | Sequence[int]) -> tuple[int, ...]:
@@ -116,7 +132,7 @@ def _resolve_policies(policies: Any) -> tuple[tuple[Any, ...], tuple[str, ...]]:
 
 def validate_sweep_parameters(
     policies: Any,
-    diagnostics: str | Sequence[str],
+    diagnostics: Any,
     agent_counts: int | Sequence[int],
     seeds: int | Sequence[int],
     workers: int = 1,
@@ -126,8 +142,6 @@ def validate_sweep_parameters(
     sweep_seed: int = 0,
 ) -> SweepPlan:
     """Validate every sweep parameter; returns the normalised `SweepPlan` or raises `ParameterError`."""
-    from cogames_lib.diagnostics import get_diagnostic
-
     if not _is_int(workers) or workers < 1:
         raise ParameterError(f"workers: must be an integer >= 1, got {workers!r}")
     if backend not in BACKENDS:
@@ -139,7 +153,7 @@ def validate_sweep_parameters(
     out_path = Path(out_dir)
     if out_path.exists() and not out_path.is_dir():
         raise ParameterError(f"out_dir: {str(out_path)!r} exists and is not a directory")
-    names = normalise_diagnostics(diagnostics)
+    names, records = normalise_diagnostics(diagnostics)
     counts = _as_list(agent_counts)
     if not counts:
         raise ParameterError("agent_counts: empty; give at least one agent count")
@@ -148,7 +162,7 @@ def validate_sweep_parameters(
             raise ParameterError(f"agent_counts: agent counts must be integers >= 1, got {count!r}")
     allowed = set()
     for name in names:
-        allowed |= {int(c) for c in get_diagnostic(name).allowed_agent_counts}
+        allowed |= {int(c) for c in records[name].allowed_agent_counts}
     for count in counts:
         if count not in allowed:
             raise ParameterError(
@@ -166,4 +180,5 @@ def validate_sweep_parameters(
         scheduler=scheduler,
         out_dir=out_path,
         sweep_seed=int(sweep_seed),
+        records=records,
     )
