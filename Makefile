@@ -11,6 +11,10 @@ REPORT ?= latest
 # Empty by default: every install step then needs the package index alone.
 TORCH_INDEX ?=
 PIP_EXTRA := $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX),)
+# setuptools' editable build emits an informational "Editable installation" box (a folder named like the
+# package in the working directory may shadow it) that pip re-prints as a BuildBackendWarning even with
+# --quiet; only that one message is silenced, every other warning or error still shows.
+QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 
@@ -28,7 +32,7 @@ $(STAMP): requirements.lock pyproject.toml
 	    '/^Collecting/ { n++; printf "  [%d/%d] %s\n", n, total, $$2; fflush() } \
 	     /^Requirement already satisfied/ { n++; printf "  [%d/%d] %s (present)\n", n, total, $$4; fflush() }'
 	@echo "setup 4/5: cogames_lib (editable)"
-	@$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	@$(QUIET_EDITABLE) $(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	@echo "setup 5/5: Jupyter kernel"
 	@$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $(STAMP)
@@ -40,7 +44,7 @@ browser:
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 report: $(STAMP)
-	$(PY) -m cogames_lib report --profile $(PROFILE) --out reports/$(REPORT) --overwrite
+	$(PY) -m cogames_lib report --profile $(PROFILE) --out reports/$(REPORT) --fresh
 
 test: $(STAMP) browser
 	$(PY) -m ruff check cogames_lib tests benchmarks

@@ -114,6 +114,10 @@ def describe_task(task: Any) -> str:
     return shorten(repr(task))
 
 
+# A wrong scheduler address fails within this many seconds (Dask's own default waits 30 s).
+SCHEDULER_TIMEOUT_S = 5
+
+
 class FanOut:
     """A backend, its workers and one progress bar; `map` may be called several times inside `with`.
 
@@ -256,10 +260,11 @@ class FanOut:
             self._owned.append(self._client)
         elif isinstance(scheduler, str):
             try:
-                self._client = Client(scheduler)  # type: ignore[no-untyped-call]
-            except (OSError, ValueError) as error:  # unreachable, not a scheduler, or not an address at all
+                self._client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)  # type: ignore[no-untyped-call]
+            except Exception as error:  # unreachable, not a scheduler (any reply), or not an address at all
                 raise ParameterError(
-                    f"scheduler: cannot connect to the Dask scheduler {scheduler!r} ({error})"
+                    f"scheduler: cannot connect to the Dask scheduler {scheduler!r} "
+                    f"({type(error).__name__}: {shorten(str(error))})"
                 ) from None
             self._owned.append(self._client)
         else:  # an existing distributed.Client: the caller owns it

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from cogames_lib.report import findings
 from cogames_lib.report.browser import IMAGES_STATE, OVERFLOW_PX, Browser, find_chromium
 from cogames_lib.report.profiles import NotebookRun, Profile
 from cogames_lib.report.runner import run_report
@@ -40,7 +41,14 @@ def report(tmp_path_factory):
         60,
         (NotebookRun("ok", "Working notebook", {"value": 2}), NotebookRun("fail", "Failing", {})),
     )
-    result = run_report(profile, out, notebooks_dir=FIXTURES, progress=False)
+    # a finding with its figure inline on the index, as the capabilities' findings are (one job: this process)
+    readers = {
+        **findings.READERS,
+        "ok": lambda folder: [findings.Finding("The fixture drew a line.", "line.png")],
+    }
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(findings, "READERS", readers)
+        result = run_report(profile, out, notebooks_dir=FIXTURES, progress=False)
     assert [r.status for r in result.notebooks] == ["ok", "failed"]
     return result.index_path
 
@@ -61,8 +69,16 @@ def test_index_and_every_page_open_offline_with_images(browser, report, tmp_path
     links = browser.evaluate("Array.from(document.querySelectorAll('a')).map(a => a.href)")
     pages = sorted({link for link in links if link.endswith(".html")})
     assert [Path(p).name for p in pages] == ["fail.html", "ok.html"]
+    # every page the report wrote is linked from the index, so the loop below opens every page
+    assert [Path(p).name for p in pages] == sorted(
+        f.name for f in report.parent.glob("*.html") if f != report
+    )
+    assert "The fixture drew a line." in browser.evaluate("document.body.innerText")
+    assert browser.evaluate("document.querySelectorAll('.cogames-provenance').length") == 2  # one per part
     assert browser.console_errors() == []
     assert browser.evaluate(OVERFLOW_PX) <= 0, "the index scrolls sideways at 1280 px"
+    index_images = browser.evaluate(IMAGES_STATE)
+    assert index_images and all(_shown_whole(image) for image in index_images), index_images
     shot = browser.screenshot(tmp_path / "index.png")
     assert shot.stat().st_size > 5000
     for page in pages:
@@ -73,11 +89,18 @@ def test_index_and_every_page_open_offline_with_images(browser, report, tmp_path
         assert browser.console_errors() == [], page
         assert browser.evaluate(OVERFLOW_PX) <= 0, f"{page} scrolls sideways at 1280 px"
         images = browser.evaluate(IMAGES_STATE)
-        assert all(complete and width > 0 and height > 0 for complete, width, height in images), images
+        assert all(_shown_whole(image) for image in images), (page, images)
+        assert browser.evaluate("document.querySelectorAll('.cogames-provenance').length") == 1, page
         if page.endswith("ok.html"):
             assert images, "the working notebook's figure is missing"
             assert browser.evaluate("document.body.innerText.includes('<script>alert(1)</script>')")
         browser.screenshot(tmp_path / f"{Path(page).stem}.png")
+
+
+def _shown_whole(image: list) -> bool:
+    """Loaded, decoded (naturalWidth > 0) and not shrunk by the page (its 9 pt text stays 9 pt)."""
+    complete, natural_width, natural_height, shown_width = image
+    return bool(complete) and natural_width > 0 and natural_height > 0 and shown_width >= natural_width - 1
 
 
 def test_escaped_log_text_does_not_run(browser, report):

@@ -85,7 +85,7 @@ def test_each_ablation_fails_what_claims_its_skill(ablation: str) -> None:
 
 
 def test_matrix_shows_scripted_against_the_oracle_ceiling() -> None:
-    matrix = capability_matrix(
+    matrix = ablation_matrix(
         ["recharge"], ["charge_up_hard"], agent_counts=(1,), seeds=2, include_ceiling=True
     )
     rates = dict(zip(matrix["ablation"], matrix["pass_rate"], strict=True))

@@ -100,7 +100,7 @@ def test_sweep_prints_a_pass_rate_table_per_policy(capsys, tmp_path):
     argv += ["--agents", "1", "2", "--seeds", "2", "--workers", "1", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 0
     out = capsys.readouterr().out
-    assert "8 episodes (8 run now, 0 resumed), 4 cells skipped" in out
+    assert "8 episodes computed now; 4 cells skipped" in out
     assert "pass rate of random" in out and "pass rate of noop" in out
     noop_table = out.split("pass rate of noop")[1].splitlines()
     assert noop_table[1].split() == ["1", "agents", "2", "agents"]
@@ -110,7 +110,9 @@ def test_sweep_prints_a_pass_rate_table_per_policy(capsys, tmp_path):
     assert main(argv) == 2  # an earlier sweep is in the folder: resuming it is explicit
     assert "--resume" in capsys.readouterr().err
     assert main([*argv, "--resume"]) == 0
-    assert "(0 run now, 8 resumed)" in capsys.readouterr().out
+    # reuse is announced with when the reused episodes were computed and by which code
+    assert re.search(r"resumed 8 of 8 episodes computed \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC.*; 0 computed now",
+                     capsys.readouterr().out)  # fmt: skip
 
 
 def test_sweep_with_an_out_dir_that_cannot_be_created_exits_2_in_one_line(capsys, tmp_path):

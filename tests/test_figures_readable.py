@@ -1,5 +1,6 @@
 """Every figure, drawn from edge-case tables (one row, all values equal, NaN, one group), renders without
-failing, leaves no empty panel and sets no text under 9 pt."""
+failing, leaves no empty panel and sets no text under 9 pt; drawn from a full-profile-sized sweep, every
+diagnostics figure fits a report page at 96 dpi, so no browser scales its 9 pt text down."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import itertools
+from io import BytesIO
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -17,6 +21,9 @@ from matplotlib.patches import PathPatch
 from matplotlib.text import Text
 
 from cogames_lib import plots
+from cogames_lib.diagnostics import DIAGNOSTICS
+from cogames_lib.diagnostics.redundancy import redundancy
+from cogames_lib.plots.style import PAGE_WIDTH_IN, POLICY_ORDER, SCREEN_DPI
 from tests.test_plots import make_episodes, make_intention, make_multistep, make_runs
 
 MIN_POINTS = 9.0
@@ -233,3 +240,48 @@ def test_partner_effect_forest_does_not_blow_up_a_negligible_difference():
     tiny = EFFECTS.assign(estimate=[0.0001, 0.0003, 0.0002], ci_low=np.nan, ci_high=np.nan, n_seeds=1)
     low, high = plots.partner_effect_forest(tiny).axes[0].get_xlim()
     assert low <= -0.05 and high >= 0.05
+
+
+def _full_profile_episodes() -> pd.DataFrame:
+    """Every policy and ablation x every diagnostic x 1/2/4 agents x 3 seeds, mixed outcomes."""
+    random = np.random.default_rng(0)
+    rows = []
+    for policy, diagnostic, agents, seed in itertools.product(POLICY_ORDER, DIAGNOSTICS, (1, 2, 4), range(3)):
+        if agents in DIAGNOSTICS[diagnostic].allowed_agent_counts:
+            success = bool(random.random() < 0.5)
+            rows.append(dict(policy=policy, diagnostic=diagnostic, num_agents=agents, seed=seed, success=success,
+                             status="SUCCESS" if success else "TIMED_OUT", steps=30 if success else 250))  # fmt: skip
+    frame = pd.DataFrame(rows)
+    frame["policy"] = pd.Categorical(frame["policy"], categories=list(POLICY_ORDER), ordered=True)
+    frame["diagnostic"] = pd.Categorical(frame["diagnostic"], categories=list(DIAGNOSTICS), ordered=True)
+    return frame
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pass_rate_heatmap",
+        "capability_matrix",
+        "outcome_rates",
+        "status_count_bars",
+        "steps_to_success",
+        "redundancy_heatmap",
+    ],
+)
+def test_full_profile_figures_fit_a_report_page_unscaled(name: str) -> None:
+    episodes = _full_profile_episodes()
+    figure = (
+        plots.redundancy_heatmap(redundancy(episodes, 0.95))
+        if name == "redundancy_heatmap"
+        else getattr(plots, name)(episodes)
+    )
+    buffer = BytesIO()
+    figure.savefig(buffer, format="png", dpi=SCREEN_DPI, bbox_inches="tight")  # as `report.notebook.show`
+    width = plt.imread(BytesIO(buffer.getvalue())).shape[1]
+    assert width <= PAGE_WIDTH_IN * SCREEN_DPI, f"{name} is {width} px wide: a page would shrink its text"
+
+
+def test_an_all_equal_redundancy_map_is_a_note_not_a_solid_panel():
+    figure = plots.redundancy_heatmap(REDUNDANCY.assign(agreement=1.0))
+    assert not [axes for axes in figure.axes if axes.images]
+    assert "agree on 1.00" in " ".join(t.get_text() for t in figure.findobj(Text))

@@ -16,8 +16,8 @@ from cogames_lib.diagnostics import DIAGNOSTICS, HARD_DIAGNOSTICS, get_diagnosti
 from cogames_lib.diagnostics.catalogue import shipped_map
 from cogames_lib.diagnostics.hard_maps import CERTIFY_SHARE, _certified, certified_map, draw_map
 from cogames_lib.diagnostics.hard_table import HARD_PARAMETERS
-from cogames_lib.policies.capability import FAIL_AT_MOST, claimed_cells
 from cogames_lib.sweep import run_episode
+from cogames_lib.sweep.capability import FAIL_AT_MOST, claimed_cells
 
 SEEDS = (0, 1)
 CELLS = [

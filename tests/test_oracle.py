@@ -7,18 +7,18 @@ from typing import ClassVar
 import pytest
 
 from cogames_lib.diagnostics import DIAGNOSTICS
-from cogames_lib.diagnostics.feasibility import (
+from cogames_lib.diagnostics.hard_maps import CERTIFY_SHARE
+from cogames_lib.diagnostics.oracle import OraclePolicy
+from cogames_lib.errors import PolicyLoadError
+from cogames_lib.policies import resolve_policy
+from cogames_lib.sweep import against_ceiling, run_episode, run_sweep
+from cogames_lib.sweep.feasibility import (
     FEASIBILITY_COLUMNS,
     episode_bound,
     feasibility_summary,
     feasibility_table,
     summary_markdown,
 )
-from cogames_lib.diagnostics.hard_maps import CERTIFY_SHARE
-from cogames_lib.diagnostics.oracle import OraclePolicy
-from cogames_lib.errors import PolicyLoadError
-from cogames_lib.policies import resolve_policy
-from cogames_lib.sweep import against_ceiling, run_episode, run_sweep
 
 CELLS = [
     pytest.param(name, count, id=f"{name.removeprefix('diagnostic_')}-{count}")

@@ -66,7 +66,11 @@ def test_failed_notebooks_make_the_command_fail_and_are_marked(fixture_report):
     index = (out / "index.html").read_text()
     assert "stale index" not in index
     assert "2 of 3 FAILED" in index
-    assert index.count(">FAILED<") == 1 and index.count(">TIMED OUT<") == 1 and index.count(">ok<") == 1
+    # one badge per part, and the failed parts listed again among the findings at the top
+    assert index.count(">FAILED</span></h2>") == 1 and index.count(">TIMED OUT</span></h2>") == 1
+    assert index.count(">ok</span></h2>") == 1
+    glance = index.split('<ul class="glance">')[1].split("</ul>")[0]
+    assert "FAILED" in glance and "TIMED OUT" in glance
     assert "ValueError: fixture failure" in index
     assert "cell timed out after 12" in index
 

@@ -62,5 +62,18 @@ def test_headline_numbers_read_as_words_not_as_a_dict():
     table = headline_table(
         {"pass_rate[scripted]": 0.97, "episodes": 12, "p_stag[all_can_hunt/AgentKindA]": float("nan")}
     )
-    assert list(table["what"]) == ["pass rate (scripted)", "episodes", "p stag (all_can_hunt, AgentKindA)"]
-    assert table["value"].iloc[0] == 0.97 and pd.isna(table["value"].iloc[2])
+    frame = table.data  # a pandas Styler: no row numbers on the page
+    assert list(frame["what"]) == ["pass rate (scripted)", "episodes", "p stag (all_can_hunt, AgentKindA)"]
+    assert list(frame["value"]) == ["0.97", "12", "—"]  # a missing number reads as a dash, never NaN
+    page = table.to_html()
+    assert "NaN" not in page and ">0<" not in page  # no index column
+
+
+def test_page_tables_hide_row_numbers_round_and_say_when_empty():
+    from cogames_lib.report.notebook import page_table
+
+    page = page_table(pd.DataFrame({"rate": [0.4324324, float("nan")], "n": [37, 0]})).to_html()
+    assert "0.432" in page and "0.4324324" not in page and "NaN" not in page and "—" in page
+    assert 'class="row_heading' not in page
+    note = page_table(pd.DataFrame(columns=["a"]), empty="no redundant pair")
+    assert note._repr_html_() == "<p>no redundant pair</p>"

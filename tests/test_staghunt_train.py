@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
+from cogames_lib import io
 from cogames_lib.cli import main
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt import (
@@ -201,10 +202,11 @@ def test_cli_train_with_an_unreachable_dask_scheduler_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     argv = ["probe", "train", "--epochs", "1", "--backend", "dask", "--scheduler", "not-an-address",
-            "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+            "--out", str(tmp_path / "runs"), "--no-progress"]  # fmt: skip
     assert main(argv) == 2
     errors = capsys.readouterr().err.strip().splitlines()
     assert len(errors) == 1 and "cannot connect to the Dask scheduler 'not-an-address'" in errors[0]
+    assert not (tmp_path / "runs").exists()  # nothing was trained: no folder (no manifest) is left behind
 
 
 def test_a_repeated_condition_and_seed_is_rejected_not_trained_twice(
@@ -230,6 +232,10 @@ def test_train_many_resumes_finished_runs_and_refuses_other_parameters(tmp_path:
     columns = ["condition", "seed", "final_mean_return", "mean_return_last_10pct"]
     pd.testing.assert_frame_equal(grown[columns].iloc[:1], first[columns])
     assert grown["seed"].tolist() == [0, 1] and len(pd.read_csv(tmp_path / "training_all.csv")) == 4
+    # the folder says what was reused, and from when: a report's provenance box reads it
+    summary = io.reuse_summary(io.read_manifest(tmp_path) or {})
+    assert summary is not None and summary.startswith("resumed 1 of 2 training runs computed ")
+    assert summary.endswith("; 1 computed now")
     with pytest.raises(ParameterError, match="epochs was 2, now 3"):
         train_many([small()], [0], 3, 1, tmp_path, progress=False)
     again = train_many([small()], [0], 3, 1, tmp_path, progress=False, overwrite=True)

@@ -4,7 +4,8 @@ Each sub-command lives in its own module in this package and exposes
 `register(subparsers) -> None`; modules are discovered here, so adding a command never edits this file.
 A user mistake (any `CogamesLibError`) is printed as one line on stderr with exit code 2; failed work
 exits 1; nothing prints a traceback for a user mistake. Output cut short by a closed pipe (`... | head`)
-ends quietly with the shell's SIGPIPE status (141). Every sub-command's help shows the defaults.
+ends quietly with the shell's SIGPIPE status (141). Every sub-command's help shows the defaults and one
+example (`_examples.py`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from cogames_lib import __version__
 from cogames_lib.cli._codes import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from cogames_lib.cli._examples import EXAMPLES, add_examples
 from cogames_lib.errors import CogamesLibError
 
 
@@ -47,7 +49,12 @@ class CliParser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = CliParser(prog="cogames-lib", description="Evaluation workbook for multi-agent RL research.")
+    line, what = EXAMPLES["report"]
+    parser = CliParser(
+        prog="cogames-lib",
+        description="Evaluation workbook for multi-agent RL research.",
+        epilog=f"example:\n  {line}\n    {what}\n\nevery command has an example: cogames-lib COMMAND --help",
+    )
     parser.add_argument("--version", action="version", version=f"cogames-lib {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module_info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
@@ -55,12 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module = importlib.import_module(f"{__name__}.{module_info.name}")
         module.register(subparsers)
+    add_examples(parser)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # the command line, for provenance boxes
     try:
         result = args.handler(args)
     except CogamesLibError as error:

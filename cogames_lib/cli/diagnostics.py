@@ -109,8 +109,8 @@ def run_one(args: Any) -> int:
 
 def run_feasibility(args: Any) -> int:
     from cogames_lib import io
-    from cogames_lib.diagnostics.feasibility import feasibility_summary, feasibility_table, summary_markdown
     from cogames_lib.errors import ParameterError
+    from cogames_lib.sweep.feasibility import feasibility_summary, feasibility_table, summary_markdown
 
     if args.seeds < 1:
         raise ParameterError(f"--seeds must be >= 1, got {args.seeds}")

@@ -1,13 +1,13 @@
-"""`cogames-lib report [--profile quick|full] [--out DIR [--resume|--overwrite]] [--jobs N]`: the notebooks as an
-HTML report."""
+"""`cogames-lib report [--profile quick|full] [--out DIR [--resume|--fresh]] [--jobs N]`: the notebooks as an
+HTML report whose index summarises the findings."""
 
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 
 from cogames_lib.cli._codes import EXIT_FAILED_WORK, EXIT_OK
-from cogames_lib.cli._out_dir import add_out_dir_flags
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -15,11 +15,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "report",
         help="run the notebooks with papermill and write an offline HTML report",
         description="Execute every notebook of a profile with papermill, export each to self-contained HTML "
-        "(code hidden, figures embedded) and write DIR/index.html last. Exits 1 if any notebook failed.",
+        "(code hidden, figures embedded) and write DIR/index.html last: the findings of each capability with "
+        "their figures and provenance. Exits 1 if any notebook failed (the last line names them).",
     )
     parser.add_argument("--profile", default="quick", help="quick (about a minute, default) or full")
     parser.add_argument("--out", default="reports/latest", help="output folder (default: reports/latest)")
-    add_out_dir_flags(parser)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--resume",
+        action="store_true",
+        help="reuse the earlier report in --out: its profile and code version must match; every notebook "
+        "runs again and its sweeps and trainings reuse what is on disk (each page says what and from when)",
+    )
+    group.add_argument(
+        "--fresh",
+        "--overwrite",
+        dest="overwrite",
+        action="store_true",
+        help="recompute everything: delete the earlier report in --out first (--overwrite is the same)",
+    )
     parser.add_argument(
         "--jobs",
         type=int,
@@ -40,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def handle(args: argparse.Namespace) -> int:
     from cogames_lib.report.runner import run_report
 
+    argv = getattr(args, "argv", None)
     result = run_report(
         args.profile,
         args.out,
@@ -49,12 +64,20 @@ def handle(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         resume=args.resume,
         overwrite=args.overwrite,
+        command=shlex.join(["cogames-lib", *argv]) if argv is not None else None,
     )
     for report in result.notebooks:
         line = f"{report.notebook:<22} {report.status:<10} {report.duration_s:7.1f} s"
         print(line + (f"  {report.message}" if report.message else ""))
+        reused = [
+            text for text in (report.provenance.results if report.provenance else ()) if "resumed" in text
+        ]
+        for text in reused:  # reuse is announced, never silent
+            print(f"  {text}")
     print(f"report written in {result.run_time_s:.1f} s: {result.index_path}")
-    if not result.ok:
-        print("cogames-lib: error: some notebooks failed; see the index", file=sys.stderr)
+    failed = [report.notebook for report in result.notebooks if not report.ok]
+    if failed:
+        print(f"cogames-lib: error: {len(failed)} of {len(result.notebooks)} report parts failed: "
+              f"{', '.join(failed)} (see the index)", file=sys.stderr)  # fmt: skip
         return EXIT_FAILED_WORK
     return EXIT_OK

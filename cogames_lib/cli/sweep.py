@@ -71,9 +71,9 @@ def run(args: Any) -> int:
         sweep_seed=args.sweep_seed,
     )
     attrs = table.attrs
-    print(
-        f"sweep {attrs['sweep_id']}: {len(table)} episodes ({attrs['ran']} run now, {attrs['resumed']} resumed), "
-        f"{attrs['skipped_count']} cells skipped (agent count not allowed by the diagnostic); results in {args.out}"
+    print(  # what ran now and what was reused from an earlier run in --out (with when): never silent
+        f"sweep {attrs['sweep_id']}: {attrs['reuse']}; {attrs['skipped_count']} cells skipped "
+        f"(agent count not allowed by the diagnostic); results in {args.out}"
     )
     for policy in table["policy"].cat.categories:
         grid = pass_rate_grid(table, policy)

@@ -135,7 +135,7 @@ def _certified(name: str, seed: int, num_agents: int) -> Certificate:
     from cogames_lib.diagnostics.catalogue import shipped_map
     from cogames_lib.diagnostics.hard_table import HARD_DIAGNOSTICS
     from cogames_lib.diagnostics.oracle_bound import world_bound
-    from cogames_lib.sweep.seeds import stable_hash
+    from cogames_lib.seeding import stable_hash
 
     diagnostic = HARD_DIAGNOSTICS[name]
     parameters = diagnostic.hard

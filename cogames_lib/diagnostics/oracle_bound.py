@@ -99,12 +99,12 @@ def _source_options(world: World, geometry: Geometry, resource: str, need: int) 
     """(stations, steps, energy, clipped) for every way to get `need` more of `resource`."""
     options = []
     chests = tuple(
-        p for p in geometry.stations_by_kind.get(f"chest_{resource}", ()) if world.stations[p].stock
+        p for p in geometry.stations_by_kind.get(f"chest_{resource}", ()) if world.stations[p].stock_value()
     )
     if chests:
         options.append((chests, 2, rules.STATION_USE_ENERGY_COST, False))
     extractors = tuple(geometry.stations_by_kind.get(f"{resource}_extractor", ()))
-    live = [p for p in extractors if world.stations[p].uses_left > 0]
+    live = [p for p in extractors if world.stations[p].uses_left_value() > 0]
     if live:
         rule = world.config.extractor_rule(resource)
         best = min(
@@ -113,7 +113,7 @@ def _source_options(world: World, geometry: Geometry, resource: str, need: int) 
         # Teammates may share the uses (each its own action, several per step): one agent makes at least
         # its share of them.
         uses = math.ceil(math.ceil(need / max(1, best)) / world.num_agents)
-        clipped = all(world.stations[p].clipped for p in live)
+        clipped = all(world.stations[p].clipped_value() for p in live)
         steps = uses + int(clipped)
         energy = uses * rule.energy_cost + (rules.STATION_USE_ENERGY_COST if clipped else 0)
         options.append((tuple(live), steps, energy, clipped))

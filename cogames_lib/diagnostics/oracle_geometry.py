@@ -43,7 +43,7 @@ class Geometry:
     def bfs(self, sources: list[int]) -> list[int]:
         kind = self.world.kind
         dist = [UNREACHABLE] * len(kind)
-        queue = deque()
+        queue: deque[int] = deque()
         for source in sources:
             if dist[source] != 0:
                 dist[source] = 0

@@ -75,11 +75,13 @@ class OraclePlanner:
     # -- phases -------------------------------------------------------------------------------------
     def _gather(self, missing: list[str], chosen: list[int]) -> None:
         world, kinds = self.world, self.geometry.stations_by_kind
-        tasks = []
+        tasks: list[tuple[tuple[int, ...], int | None, bool]] = []
         for resource in missing:
-            chests = tuple(p for p in kinds.get(f"chest_{resource}", ()) if world.stations[p].stock)
-            live = [p for p in kinds.get(f"{resource}_extractor", ()) if world.stations[p].uses_left > 0]
-            unclipped = tuple(p for p in live if not world.stations[p].clipped)
+            chests = tuple(p for p in kinds.get(f"chest_{resource}", ()) if world.stations[p].stock_value())
+            live = [
+                p for p in kinds.get(f"{resource}_extractor", ()) if world.stations[p].uses_left_value() > 0
+            ]
+            unclipped = tuple(p for p in live if not world.stations[p].clipped_value())
             if chests:
                 tasks.append((chests, _VIBE[f"{resource}_a"], False))
             elif unclipped:
@@ -214,8 +216,8 @@ class OraclePlanner:
             return None
         here = self._adjacent_use(agent, self.chargers)
         if here is not None:
-            charger = (agent.position + geometry.deltas[here - 1],)
-            after = self._energy_needed(stations, geometry.between(charger, stations), final)
+            adjacent = (agent.position + geometry.deltas[here - 1],)
+            after = self._energy_needed(stations, geometry.between(adjacent, stations), final)
             if agent.energy < min(after, rules.ENERGY_CAPACITY - rules.CHARGER_ENERGY_GAIN + 2):
                 return here
         best, best_cost = None, UNREACHABLE

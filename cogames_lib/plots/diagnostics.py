@@ -9,6 +9,7 @@ import seaborn as sns
 
 from cogames_lib.plots.style import (
     MIN_BOX_VALUES,
+    PAGE_WIDTH_IN,
     POLICY_COLOURS,
     POLICY_ORDER,
     STATUS_PALETTE,
@@ -42,7 +43,10 @@ def _cell_label(row: pd.Series) -> str:
 
 
 def pass_rate_heatmap(episodes: pd.DataFrame) -> plt.Figure:
-    """Pass rate per (diagnostic, agent count), one panel per policy; each cell: rate, Wilson CI, n."""
+    """Pass rate per (diagnostic, agent count), one panel per policy; each cell: rate, Wilson CI, n.
+
+    Panels wrap into rows so the figure fits a report page at 96 dpi (9 pt text is never scaled down).
+    """
     require_columns(episodes, _PLOTTED, "pass_rate_heatmap")
     if episodes.empty:
         return empty_figure("Pass rate", "no episodes")
@@ -55,29 +59,41 @@ def pass_rate_heatmap(episodes: pd.DataFrame) -> plt.Figure:
         "success",
     )
     table["diagnostic"] = table["diagnostic"].astype(str)
-    figure, axes_list = plt.subplots(
-        1,
-        len(policies),
-        figsize=(1.2 + 1.1 * len(counts) * len(policies) + 2.5, 0.55 * len(diagnostics) + 1.6),
+    # 9 pt cell labels ("[0.00,0.66]") need ~0.9 in per column; the diagnostic names ~2.6 in
+    panel_width = 0.9 * len(counts) + 0.3
+    per_row = max(1, min(len(policies), int((PAGE_WIDTH_IN - 3.4) // panel_width)))
+    rows = -(-len(policies) // per_row)
+    figure, axes_grid = plt.subplots(
+        rows,
+        per_row,
+        figsize=(2.6 + panel_width * per_row + 0.8, rows * (0.5 * len(diagnostics) + 1.2) + 0.6),
         layout="constrained",
         sharey=True,
         squeeze=False,
     )
-    for axes, policy in zip(axes_list[0], policies, strict=True):
+    names = [d.removeprefix("diagnostic_") for d in diagnostics]
+    for index, axes in enumerate(axes_grid.flat):
+        if index >= len(policies):
+            axes.set_visible(False)
+            continue
+        policy = policies[index]
         part = table[table["policy"] == policy]
         grid = part.pivot(index="diagnostic", columns="num_agents", values="rate").reindex(
             index=diagnostics, columns=counts
         )
+        grid.index = names
         labels = (
             part.assign(label=part.apply(_cell_label, axis=1))
             .pivot(index="diagnostic", columns="num_agents", values="label")
             .reindex(index=diagnostics, columns=counts)
             .fillna("")
         )
-        note = annotated_grid(axes, grid, labels, "RdYlGn", "pass rate", colourbar=policy == policies[-1])
+        note = annotated_grid(axes, grid, labels, "RdYlGn", "pass rate", colourbar=False)
         axes.set_title(f"{policy}\n({note})" if note else policy)
         axes.set_xlabel("agents")
-        axes.set_ylabel("diagnostic" if policy == policies[0] else "")
+        axes.set_ylabel("diagnostic" if index % per_row == 0 else "")
+    image = next(axes.images[0] for axes in axes_grid.flat if axes.get_visible() and axes.images)
+    figure.colorbar(image, ax=axes_grid, label="pass rate", shrink=0.5 if rows == 1 else 0.3)
     figure.suptitle("Pass rate by diagnostic and agent count (Wilson 95% CI; blank = not run)")
     return figure
 
@@ -156,6 +172,7 @@ def steps_to_success(episodes: pd.DataFrame) -> plt.Figure:
     if boxed.any():  # a box summarises five or more values; fewer are shown as they are
         sns.boxplot(data=successes[boxed], fliersize=2, linewidth=0.8, **common)
     sns.stripplot(data=successes[~boxed], size=4, jitter=0.15, legend=not boxed.any(), **common)
+    axes.set_yticks(range(len(diagnostics)), [d.removeprefix("diagnostic_") for d in diagnostics])
     axes.set_xlabel("steps to success")
     axes.set_ylabel("diagnostic")
     axes.set_title(f"Steps to success ({len(successes)} successful episodes)")
@@ -164,7 +181,9 @@ def steps_to_success(episodes: pd.DataFrame) -> plt.Figure:
 
 
 def capability_matrix(episodes: pd.DataFrame) -> plt.Figure:
-    """Pass rate of each policy / ablation on each diagnostic (all agent counts pooled), Wilson CI and n."""
+    """Pass rate of each policy / ablation (columns) on each diagnostic (rows), all agent counts pooled,
+    Wilson CI and n in every cell. Diagnostics run down the page, so the figure stays page-wide however many
+    diagnostics there are (9 pt labels are never scaled down)."""
     require_columns(episodes, _PLOTTED, "capability_matrix")
     if episodes.empty:
         return empty_figure("Capability matrix", "no episodes")
@@ -174,25 +193,26 @@ def capability_matrix(episodes: pd.DataFrame) -> plt.Figure:
     policies = ordered(frame["policy"], POLICY_ORDER)
     diagnostics = _diagnostic_order(episodes)
     table = rates(frame, ["policy", "diagnostic"], "success")
-    grid = table.pivot(index="policy", columns="diagnostic", values="rate").reindex(
-        index=policies, columns=diagnostics
+    grid = table.pivot(index="diagnostic", columns="policy", values="rate").reindex(
+        index=diagnostics, columns=policies
     )
     labels = (
         # the same rate / Wilson interval / n label as the pass-rate heatmap: a 0.50 on n=4 is not a 0.50 on n=40
         table.assign(label=table.apply(_cell_label, axis=1))
-        .pivot(index="policy", columns="diagnostic", values="label")
-        .reindex(index=policies, columns=diagnostics)
+        .pivot(index="diagnostic", columns="policy", values="label")
+        .reindex(index=diagnostics, columns=policies)
         .fillna("")
     )
+    grid.index = [d.removeprefix("diagnostic_") for d in diagnostics]
     # 9 pt cell labels ("[0.00,0.56]") need ~0.9 in of width and three lines of height per cell
-    figure, axes = new_figure(max(6.0, 2.5 + 0.95 * len(diagnostics)), 0.6 * len(policies) + 2.8)
+    figure, axes = new_figure(max(5.0, 3.4 + 0.95 * len(policies)), 0.5 * len(diagnostics) + 2.2)
     note = annotated_grid(axes, grid, labels, "RdYlGn", "pass rate")
-    axes.set_xticks(
-        range(len(diagnostics)), [d.removeprefix("diagnostic_") for d in diagnostics], rotation=60, ha="right"
-    )
-    axes.set_xlabel("diagnostic")
-    axes.set_ylabel("policy / ablation")
-    title = "Capability matrix: pass rate\n(agent counts pooled; Wilson 95% CI)"
+    axes.xaxis.tick_top()
+    axes.xaxis.set_label_position("top")
+    axes.set_xticks(range(len(policies)), policies, rotation=30, ha="left")
+    axes.set_ylabel("diagnostic")
+    axes.set_xlabel("policy / ablation")
+    title = "Capability matrix: pass rate (agent counts pooled; Wilson 95% CI)"
     axes.set_title(f"{title}\n({note})" if note else title)
     return figure
 

@@ -115,11 +115,11 @@ def success_rates(rate_table: pd.DataFrame, category: str, title: str | None = N
             alpha=0.85,
             label=model or None,
         )
-        for xi, rate, n, successes in zip(x, part["rate"], part["n"], part["successes"], strict=True):
+        for xi, high, n, successes in zip(x, part["ci_high"], part["n"], part["successes"], strict=True):
             if pd.notna(n):
-                axes.text(
+                axes.text(  # above the interval's top, so the error bar never crosses the label
                     xi,
-                    min(1.0, rate) + 0.03,
+                    min(1.0, high) + 0.02,
                     f"{int(successes)}/{int(n)}",
                     ha="center",
                     va="bottom",

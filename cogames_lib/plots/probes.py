@@ -49,7 +49,7 @@ def _n_label(part: pd.DataFrame) -> str:
         return f"n={units} seeds per point"
     # one seed: the band is over agents/rows of that run, which says nothing about other seeds
     rows = int(part.groupby(["partner_kind", "epoch"], observed=True).size().max()) if len(part) else 0
-    return f"1 seed, n={rows} rows per point"
+    return f"1 seed, n={rows} {'row' if rows == 1 else 'rows'} per point"
 
 
 def _with_condition(frame: pd.DataFrame) -> pd.DataFrame:
@@ -95,13 +95,18 @@ def training_curves(metrics: pd.DataFrame, value_columns: Sequence[str], window:
     frame = _with_condition(metrics)
     conditions = ordered(frame["condition"], CONDITION_ORDER)
     colours = palette(conditions, CONDITION_COLOURS)
-    figure, axes_list = plt.subplots(
-        1,
-        len(value_columns),
-        figsize=(3.9 * len(value_columns) + 1.2, 3.2),
+    per_row = min(len(value_columns), 2)  # two panels a row: the figure fits a report page unscaled
+    rows = -(-len(value_columns) // per_row)
+    figure, axes_grid = plt.subplots(
+        rows,
+        per_row,
+        figsize=(4.6 * per_row + 1.2, 3.2 * rows),
         layout="constrained",
         squeeze=False,
     )
+    for axes in list(axes_grid.flat)[len(value_columns) :]:
+        axes.set_visible(False)
+    axes_list = [list(axes_grid.flat)[: len(value_columns)]]
     for axes, column in zip(axes_list[0], value_columns, strict=True):
         for condition in conditions:
             per_epoch = frame[frame["condition"] == condition].groupby("epoch")[column].mean()

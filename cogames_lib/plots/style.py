@@ -53,6 +53,11 @@ STATUSES: tuple[str, ...] = STATUS_ORDER
 
 # The smallest text any figure sets, in points: readable at 100% zoom in an HTML report.
 TEXT_PT = 9.0
+# Figures are saved at the browser's 96 pixels per inch, so a point in a figure is a point on the page at
+# 100% zoom, and a figure at most PAGE_WIDTH_IN wide is never scaled down by a report page (1190 px of
+# content): text set at TEXT_PT stays at least TEXT_PT on screen.
+SCREEN_DPI = 96
+PAGE_WIDTH_IN = 1190 / SCREEN_DPI
 # Fewer values than this in a group are drawn as points, not summarised by a box.
 MIN_BOX_VALUES = 5
 
@@ -165,4 +170,4 @@ def annotated_grid(
         axes.figure.colorbar(image, ax=axes, label=colourbar_label, shrink=0.6)
     if not all_equal:
         return None
-    return f"every cell is {finite[0]:.2f}" + (f" ({plural(finite.size, 'cell')})" if finite.size > 1 else "")
+    return f"all {finite.size} cells {finite[0]:.2f}" if finite.size > 1 else f"one cell: {finite[0]:.2f}"

@@ -88,9 +88,19 @@ def redundancy_heatmap(pairs: pd.DataFrame) -> plt.Figure:
     order = linkage_order(matrix) if len(matrix) > 2 else list(matrix.index)
     matrix = matrix.reindex(index=order, columns=order)
     labels = [str(name).removeprefix("diagnostic_") for name in order]
-    size = 3 + 0.38 * len(labels)
-    figure, axes = new_figure(size + 1.2, size)
     shown = pd.DataFrame(matrix.to_numpy(dtype=float), index=labels, columns=labels)
+    values = pairs["agreement"].to_numpy(dtype=float)
+    values = values[np.isfinite(values)]
+    cells = int(pairs["n_shared"].max()) if len(pairs) else 0
+    if values.size and np.all(values == values[0]):
+        # a solid panel would say nothing: say what it means instead
+        return empty_figure(
+            "Pass/fail agreement between diagnostics",
+            f"All {plural(len(pairs), 'pair')} of diagnostics agree on {values[0]:.2f} of their shared cells\n"
+            f"(up to {cells} shared cells): with these policies no diagnostic separates from another.",
+        )
+    size = 2 + 0.34 * len(labels)
+    figure, axes = new_figure(size + 1.2, size)
     texts = shown.map(lambda v: f"{v:.2f}") if len(labels) <= 12 else None
     note = annotated_grid(axes, shown, texts, "viridis", "agreement (shared cells)", scale="data")
     axes.set_xticks(range(len(labels)), labels, rotation=90)
@@ -105,7 +115,6 @@ def redundancy_heatmap(pairs: pd.DataFrame) -> plt.Figure:
     axes.tick_params(labelsize=TEXT_PT)
     axes.set_xlabel("diagnostic")
     axes.set_ylabel("diagnostic")
-    cells = int(pairs["n_shared"].max()) if len(pairs) else 0
     axes.set_title(
         f"Pass/fail agreement between diagnostics (up to {cells} shared cells; "
         f"red: redundant, {plural(len(flagged), 'pair')})" + (f"\n({note})" if note else ""),

@@ -24,7 +24,9 @@ from cogames_lib.errors import ParameterError
 
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--no-first-run")  # fmt: skip
-IMAGES_STATE = "Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight])"
+# Per image: loaded, decoded size (0 = broken) and the width it is shown at (smaller: the page shrank it,
+# and with it the figure's 9 pt text).
+IMAGES_STATE = "Array.from(document.images).map(i => [i.complete, i.naturalWidth, i.naturalHeight, i.width])"
 # How far the page is wider than the window (0: no horizontal scroll bar).
 OVERFLOW_PX = "document.documentElement.scrollWidth - window.innerWidth"
 

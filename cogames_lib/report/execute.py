@@ -22,6 +22,7 @@ from cogames_lib.report.status import NotebookStatus
 
 OK, FAILED, TIMED_OUT = NotebookStatus.OK, NotebookStatus.FAILED, NotebookStatus.TIMED_OUT
 KERNEL_NAME = "python3"
+KERNEL_START_TIMEOUT_S = 300
 
 
 @dataclass(frozen=True)
@@ -95,10 +96,14 @@ def execute_notebook(
                     kernel_name=kernel_name,
                     progress_bar=progress,
                     execution_timeout=cell_timeout_s,
+                    # papermill gives a kernel 60 s to start; on a loaded machine (load 18 on 2 cores) a
+                    # healthy kernel took longer and the part failed with "Kernel didn't respond"
+                    start_timeout=KERNEL_START_TIMEOUT_S,
                     cwd=str(cwd) if cwd is not None else None,
-                    # the kernel's own start-up warnings (e.g. "running over TCP without encryption" on a
-                    # local kernel) would otherwise flood the command's output; errors still show
-                    extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                    # the kernel's own log (start-up warnings such as "running over TCP without encryption",
+                    # a zmq traceback while it is shut down after Ctrl-C) would otherwise reach the command's
+                    # output; what a cell raises is in the notebook, and a dead kernel is DeadKernelError
+                    extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
                 )
             except PapermillExecutionError as error:
                 status, message = FAILED, _one_line(f"cell {error.exec_count}: {error.ename}: {error.evalue}")

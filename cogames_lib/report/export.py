@@ -15,11 +15,13 @@ from pathlib import Path
 from jinja2 import DictLoader
 
 from cogames_lib import io
+from cogames_lib.report.provenance import PROVENANCE_CSS, Provenance, provenance_html
 from cogames_lib.report.runlog import move_stderr_to_run_log
 
 TEMPLATE_NAME = "cogames_offline.html.j2"
 # Every block that would load a script or font from the network is emptied.
-OFFLINE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
+OFFLINE_TEMPLATE = (
+    """{%- extends 'lab/index.html.j2' -%}
 {%- block html_head_js -%}{%- endblock html_head_js -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
@@ -30,6 +32,9 @@ OFFLINE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
   .cogames-back { font-family: sans-serif; margin: 1em 0; }
   .cogames-run-log { margin: 2em 0; font-family: sans-serif; }
   .cogames-run-log pre { white-space: pre-wrap; font-size: 0.85em; background: #f6f6f6; padding: 0.5em; }
+"""
+    + PROVENANCE_CSS
+    + """
 </style>
 {%- endblock extra_css -%}
 {%- block body_header -%}
@@ -37,6 +42,7 @@ OFFLINE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 <p class="cogames-back"><a href="index.html">&larr; back to the report index</a></p>
 {%- endblock body_header -%}
 """
+)
 
 
 def html_exporter():
@@ -57,12 +63,22 @@ def html_exporter():
     )
 
 
-def export_html(notebook_path: str | os.PathLike[str], html_path: str | os.PathLike[str], title: str) -> Path:
-    """Write the HTML page of an executed notebook (atomically); returns its path."""
+def export_html(
+    notebook_path: str | os.PathLike[str],
+    html_path: str | os.PathLike[str],
+    title: str,
+    provenance: Provenance | None = None,
+) -> Path:
+    """Write the HTML page of an executed notebook (atomically); returns its path. With `provenance`, its
+    box is shown under the notebook's title cell."""
     import nbformat
 
     notebook = nbformat.read(notebook_path, as_version=4)
     notebook.metadata["title"] = title
     move_stderr_to_run_log(notebook)
+    if provenance is not None:
+        cell = nbformat.v4.new_markdown_cell(provenance_html(provenance))
+        first_is_title = bool(notebook.cells) and notebook.cells[0].cell_type == "markdown"
+        notebook.cells.insert(1 if first_is_title else 0, cell)
     body, _resources = html_exporter().from_notebook_node(notebook)
     return io.write_text(html_path, body)

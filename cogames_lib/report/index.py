@@ -1,4 +1,6 @@
-"""The report's `index.html`: headline numbers, links, parameters, versions and run time.
+"""The report's `index.html`: a summary of findings. Per capability: its headline findings in words with
+their figures inline (`findings.py`), a provenance box (`provenance.py`), links to the page, the headline
+numbers and parameters (collapsed); then versions and run time.
 
 Everything a notebook or a log produced is escaped before it reaches the page (agent logs contain
 arbitrary model output such as `<script>`). The page has inline CSS only and loads nothing, so it opens
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cogames_lib import io
+from cogames_lib.report.provenance import PROVENANCE_CSS, Provenance, provenance_html, value_text
 from cogames_lib.report.status import NotebookStatus
 
 VERSION_PACKAGES = (
@@ -52,6 +55,9 @@ class NotebookReport:
     notebook_file: str | None
     out_dir: str
     summary: dict[str, Any] | None = field(default=None)
+    # (sentence, figure as a data: URI or None), computed from the notebook's files by `findings.py`
+    findings: tuple[tuple[str, str | None], ...] = ()
+    provenance: Provenance | None = None
 
     @property
     def ok(self) -> bool:
@@ -75,9 +81,9 @@ def _e(value: Any) -> str:
 def _format_value(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
-    if isinstance(value, (dict, list)):
+    if isinstance(value, dict):
         return json.dumps(value)
-    return "—" if value is None else str(value)
+    return "—" if value is None else value_text(value)
 
 
 def _table(rows: Sequence[tuple[Any, Any]], css_class: str) -> str:
@@ -100,8 +106,19 @@ def _section(report: NotebookReport) -> str:
     ]
     if report.message:
         parts.append(f'<pre class="error">{_e(report.message)}</pre>')
+    for text, figure in report.findings:
+        parts.append(f'<div class="finding"><p>{_e(text)}</p>')
+        if figure:
+            parts.append(f'<img src="{_e(figure)}" alt="{_e(text[:120])}">')
+        parts.append("</div>")
+    if report.provenance is not None:
+        parts.append(provenance_html(report.provenance))
     if report.summary:
-        parts.append("<h3>Headline numbers</h3>" + _table(list(report.summary.items()), "numbers"))
+        parts.append(
+            "<details><summary>All headline numbers</summary>"
+            + _table(list(report.summary.items()), "numbers")
+            + "</details>"
+        )
     elif report.ok:
         parts.append('<p class="error">The notebook finished but wrote no summary.json.</p>')
     parts.append(
@@ -113,8 +130,25 @@ def _section(report: NotebookReport) -> str:
     return "\n".join(parts)
 
 
-CSS = """
-body { font-family: -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; max-width: 1100px;
+def _at_a_glance(reports: Sequence[NotebookReport]) -> str:
+    """Every finding of every part in one list at the top (figures, provenance and details below)."""
+    items = [
+        f'<li><a href="#{_e(report.notebook)}">{_e(report.title)}</a>: {_e(text)}</li>'
+        for report in reports
+        for text, _figure in report.findings
+    ]
+    items += [
+        f'<li><a href="#{_e(report.notebook)}">{_e(report.title)}</a>: '
+        f'<span class="error">{_e(STATUS_LABELS.get(report.status, (report.status, ""))[0])}</span></li>'
+        for report in reports
+        if not report.ok
+    ]
+    return f'<h2>Findings</h2><ul class="glance">{"".join(items)}</ul>' if items else ""
+
+
+CSS = (
+    """
+body { font-family: -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; max-width: 1270px;
        margin: 2em auto; padding: 0 1em; color: #222; }
 h1 { margin-bottom: 0.2em; } .meta { color: #555; }
 .badge { color: white; border-radius: 4px; padding: 0.1em 0.5em; font-size: 0.6em; vertical-align: middle; }
@@ -123,7 +157,13 @@ table { border-collapse: collapse; margin: 0.4em 0; } th, td { border-bottom: 1p
         padding: 0.2em 0.8em; text-align: left; vertical-align: top; font-size: 0.92em; }
 th { font-weight: 600; } td { font-family: ui-monospace, Menlo, Consolas, monospace; }
 pre.error, p.error { color: #a01010; white-space: pre-wrap; }
+ul.glance li { margin: 0.35em 0; line-height: 1.4; } .error { color: #a01010; }
+.finding p { font-size: 1.05em; line-height: 1.45; margin: 0.6em 0 0.3em; }
+.finding img { display: block; max-width: 100%; margin: 0.2em 0 1em; }
+details { margin: 0.4em 0; }
 """
+    + PROVENANCE_CSS
+)
 
 
 def render_index(
@@ -134,6 +174,8 @@ def render_index(
     generated_at: str,
     versions: dict[str, str],
     commit: str | None,
+    command: str | None = None,
+    reuse_note: str | None = None,
 ) -> str:
     failed = [r for r in reports if not r.ok]
     overall = (
@@ -151,7 +193,10 @@ def render_index(
             f"<style>{CSS}</style></head><body>",
             f"<h1>cogames_lib report {overall}</h1>",
             f'<p class="meta">profile <b>{_e(profile_name)}</b> ({_e(profile_description)}) · generated '
-            f"{_e(generated_at)} · run time {run_time_s:.1f} s</p>",
+            f"{_e(generated_at)} · run time {run_time_s:.1f} s · code {_e(commit or 'unknown')}</p>",
+            f'<p class="meta">command <code>{_e(command)}</code></p>' if command else "",
+            f'<p class="meta reuse">{_e(reuse_note)}</p>' if reuse_note else "",
+            _at_a_glance(reports),
             *(_section(report) for report in reports),
             "<h2>Versions</h2>",
             _table(version_rows, "versions"),

@@ -12,6 +12,7 @@ the episodes on disk) or `overwrite=True` (delete it first; what `make report` d
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass
@@ -27,9 +28,14 @@ from cogames_lib.report.export import export_html
 from cogames_lib.report.index import NotebookReport, collect_versions, render_index, write_index
 from cogames_lib.report.notebook import SUMMARY_FILE, read_summary
 from cogames_lib.report.profiles import NotebookRun, Profile, get_profile, resolve_parameters
+from cogames_lib.report.provenance import provenance_for
 from cogames_lib.report.status import NotebookStatus
 
 INDEX_FILE = "index.html"
+
+
+def _describe(job: _Job) -> str:
+    return f"notebook {job.run.notebook}"
 
 
 @dataclass(frozen=True)
@@ -43,8 +49,35 @@ class ReportResult:
         return all(report.ok for report in self.notebooks)
 
 
-def _run_one(job: tuple[NotebookRun, str, str, float | None]) -> NotebookReport:
-    run, notebooks_dir, out_dir, cell_timeout_s = job
+@dataclass(frozen=True)
+class _Job:
+    """What one notebook runner process needs (picklable: it crosses a spawn boundary)."""
+
+    run: NotebookRun
+    notebooks_dir: str
+    out_dir: str
+    cell_timeout_s: float | None
+    command: str
+    code: str | None
+
+
+def _figure_uri(path: Path) -> str:
+    import base64
+
+    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
+
+
+def _findings(notebook: str, folder: Path) -> tuple[tuple[str, str | None], ...]:
+    from cogames_lib.report.findings import findings_for
+
+    return tuple(
+        (finding.text, _figure_uri(folder / finding.figure) if finding.figure else None)
+        for finding in findings_for(notebook, folder)
+    )
+
+
+def _run_one(job: _Job) -> NotebookReport:
+    run, notebooks_dir, out_dir, cell_timeout_s = job.run, job.notebooks_dir, job.out_dir, job.cell_timeout_s
     out = Path(out_dir)
     notebook_out = io.make_dir(out / run.notebook)
     (notebook_out / SUMMARY_FILE).unlink(missing_ok=True)  # a stale summary must not pose as this run's
@@ -57,10 +90,18 @@ def _run_one(job: tuple[NotebookRun, str, str, float | None]) -> NotebookReport:
         cwd=notebooks_dir,
     )
     status, message = executed.status, executed.message
+    _record_parameters(notebook_out, parameters)
+    provenance = provenance_for(run.notebook, parameters, notebook_out, job.command, job.code, _now())
+    findings: tuple[tuple[str, str | None], ...] = ()
+    if status == OK:
+        try:
+            findings = _findings(run.notebook, notebook_out)
+        except Exception as error:  # a bug in a finding: the part failed, and the index says which
+            status, message = NotebookStatus.FAILED, f"findings: {type(error).__name__}: {error}"
     html_file: str | None = None
     if executed.notebook_path.exists():
         try:
-            export_html(executed.notebook_path, out / f"{run.notebook}.html", run.title)
+            export_html(executed.notebook_path, out / f"{run.notebook}.html", run.title, provenance)
             html_file = f"{run.notebook}.html"
         except Exception as error:
             status = NotebookStatus.FAILED
@@ -76,6 +117,35 @@ def _run_one(job: tuple[NotebookRun, str, str, float | None]) -> NotebookReport:
         notebook_file=f"{run.notebook}.ipynb" if executed.notebook_path.exists() else None,
         out_dir=run.notebook,
         summary=read_summary(notebook_out) if status == OK else None,
+        findings=findings,
+        provenance=provenance,
+    )
+
+
+def _record_parameters(folder: Path, parameters: dict) -> None:
+    """The notebook's folder manifest records the parameters it ran with (the notebook itself only knows
+    its folder), so every output folder of a report says what produced it."""
+    manifest = io.read_manifest(folder)
+    if manifest is not None:
+        io.write_json(
+            folder / io.MANIFEST_FILE,
+            {**manifest, "parameters": json.loads(json.dumps(parameters, default=str))},
+        )
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _report_reuse_note(out: Path) -> str | None:
+    """Said at the top of the index when this report continued an earlier one in the same folder."""
+    earlier = (io.read_manifest(out) or {}).get("resumed_from")
+    if not earlier:
+        return None
+    code = f" by code {earlier['code_version']}" if earlier.get("code_version") else ""
+    return (
+        f"Resumed the report started {str(earlier.get('first', '?')).replace('T', ' ').replace('Z', ' UTC')}{code}: "
+        "every notebook ran again; what each reused from disk is in its provenance box."
     )
 
 
@@ -88,11 +158,13 @@ def run_report(
     progress: bool = True,
     resume: bool = False,
     overwrite: bool = False,
+    command: str | None = None,
 ) -> ReportResult:
     """Run a report profile into `out_dir`; failures are recorded (and shown), never raised.
 
     `jobs`: notebooks run at the same time (default: the profile's). resume / overwrite: see the module
-    docstring.
+    docstring. `command`: how the report was asked for, shown in every provenance box (the CLI passes its
+    command line; default: this call).
     """
     chosen = get_profile(profile) if isinstance(profile, str) else profile
     jobs = chosen.jobs if jobs is None else jobs
@@ -115,20 +187,27 @@ def run_report(
         inputs=[source],
         resume=resume,
         overwrite=overwrite,
+        same_code=True,  # a resumed report reuses sweeps and trained runs: only those of this code
     )
+    if command is None:
+        command = f"run_report({chosen.name!r}, {str(out_dir)!r}, resume={resume}, overwrite={overwrite})"
+    code = io.code_version(PROJECT_ROOT)
     (out / INDEX_FILE).unlink(missing_ok=True)  # until this run's index exists, there is no report
     timeout = cell_timeout_s if cell_timeout_s is not None else chosen.cell_timeout_s
     started = time.perf_counter()
     ordered = tuple(
         fan_out(
             _run_one,
-            [(run, str(source.resolve()), str(out.resolve()), timeout) for run in chosen.runs],
+            [
+                _Job(run, str(source.resolve()), str(out.resolve()), timeout, command, code)
+                for run in chosen.runs
+            ],
             workers=max(1, min(jobs, len(chosen.runs))),
             start="spawn",  # a clean interpreter per notebook runner: no state from this process
             progress=progress,
             description=f"report {chosen.name}",
             unit="notebook",
-            describe=lambda job: f"notebook {job[0].notebook}",
+            describe=_describe,
         )
     )
     run_time = time.perf_counter() - started
@@ -139,7 +218,9 @@ def run_report(
         run_time,
         datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
         collect_versions(),
-        io.code_version(PROJECT_ROOT),
+        code,
+        command=command,
+        reuse_note=_report_reuse_note(out),
     )
     index_path = write_index(out / INDEX_FILE, page)
     return ReportResult(index_path, ordered, run_time)

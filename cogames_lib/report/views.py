@@ -70,29 +70,46 @@ def error_folders(agents: pd.DataFrame, skipped: Iterable[Mapping[str, Any]] = (
     return pd.concat([table, extra], ignore_index=True) if len(extra) else table
 
 
-def last_epoch_means(table: pd.DataFrame, value: str, by: Iterable[str]) -> dict[str, str]:
-    """Mean of `value` at the last epoch per group, as "mean [low, high] n=K seeds" (bootstrap over seeds).
+def last_epoch_table(table: pd.DataFrame, value: str, by: Iterable[str]) -> pd.DataFrame:
+    """Mean of `value` at the last epoch per group with a bootstrap interval over seeds: one row per group
+    with the `by` columns, `estimate`, `low`, `high` (NaN below two seeds), `n` and `unit` ("seed"/"row").
 
     Seeds are the independent unit: rows of one seed (agents, repeats) are averaged first, so the interval
     and n describe seeds, not correlated rows. Without a `seed` column every row counts as one unit.
     """
     from cogames_lib.stats import bootstrap_interval
 
-    if table.empty:
-        return {}
-    last = table[table["epoch"] == table["epoch"].max()]
     keys = list(by)
+    columns = [*keys, "estimate", "low", "high", "n", "unit"]
+    if table.empty:
+        return pd.DataFrame(columns=columns)
+    last = table[table["epoch"] == table["epoch"].max()]
     unit = "seed" if "seed" in last.columns else None
     per_unit = (
         last.groupby([*keys, unit], observed=True)[value].mean() if unit else last.set_index(keys)[value]
     )
-    headline: dict[str, str] = {}
+    rows = []
     for key, values in per_unit.groupby(level=list(range(len(keys))), observed=True):
         estimate, low, high = bootstrap_interval(values.to_numpy(dtype=float))
-        label = "/".join(map(str, key if isinstance(key, tuple) else (key,)))
-        unit_name = ("seed" if unit else "row") + ("" if len(values) == 1 else "s")
-        interval = f"[{low:.3f}, {high:.3f}]" if len(values) >= 2 else "(no interval)"
-        headline[f"{value}[{label}]"] = f"{estimate:.3f} {interval} n={len(values)} {unit_name}"
+        rows.append(
+            [*(key if isinstance(key, tuple) else (key,)), estimate, low, high, len(values), unit or "row"]
+        )
+    return pd.DataFrame(rows, columns=columns)
+
+
+def mean_text(estimate: float, low: float, high: float, n: int, unit: str) -> str:
+    """ "0.512 [0.480, 0.540] n=3 seeds", or "0.512 (no interval) n=1 seed" below two units."""
+    interval = f"[{low:.3f}, {high:.3f}]" if n >= 2 else "(no interval)"
+    return f"{estimate:.3f} {interval} n={n} {unit}{'' if n == 1 else 's'}"
+
+
+def last_epoch_means(table: pd.DataFrame, value: str, by: Iterable[str]) -> dict[str, str]:
+    """Mean of `value` at the last epoch per group, as "mean [low, high] n=K seeds" (`last_epoch_table`)."""
+    keys = list(by)
+    headline: dict[str, str] = {}
+    for row in last_epoch_table(table, value, keys).itertuples(index=False):
+        label = "/".join(str(getattr(row, key)) for key in keys)
+        headline[f"{value}[{label}]"] = mean_text(row.estimate, row.low, row.high, row.n, row.unit)
     return headline
 
 

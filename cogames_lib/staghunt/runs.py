@@ -110,6 +110,7 @@ def train_many(
     repeated = sorted({key for key in run_keys if run_keys.count(key) > 1})
     if repeated:
         raise ParameterError(f"each (condition, seed) may appear once; repeated: {repeated}")
+    new_folder, existed = io.is_new_out_dir(out_dir), Path(out_dir).expanduser().exists()
     io.prepare_out_dir(
         out_dir,
         job="probe_training",
@@ -123,27 +124,35 @@ def train_many(
         overwrite=overwrite,
         compare=("configs", "epochs", "probe_every"),
         name="out_dir",
+        same_code=True,  # runs trained by older code never pose as this code's
     )
     finished = {
         index: _finished_row(job[0], epochs, probe_every, job[3], job[4]) for index, job in enumerate(jobs)
     }
     done = {index: row for index, row in finished.items() if row is not None}
     jobs = [job for index, job in enumerate(jobs) if index not in done]
-    rows = fan_out(
-        _one_run,
-        jobs,
-        workers=min(workers, max(1, len(jobs))),
-        backend=backend,
-        scheduler=scheduler,
-        progress=progress,
-        description="runs",
-        unit="run",
-        start="spawn",  # torch's thread pools are not fork-safe
-        describe=_describe_job,
-    )
+    try:
+        rows = fan_out(
+            _one_run,
+            jobs,
+            workers=min(workers, max(1, len(jobs))),
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+            description="runs",
+            unit="run",
+            start="spawn",  # torch's thread pools are not fork-safe
+            describe=_describe_job,
+        )
+    except BaseException:
+        # a run that trained nothing (e.g. a wrong scheduler address) leaves no folder behind
+        if new_folder and not any(Path(out_dir).expanduser().rglob("training.csv")):
+            io.discard_out_dir(out_dir, existed)
+        raise
     ran = iter(rows)
     rows = [done[index] if index in done else next(ran) for index in range(len(run_keys))]
     combine_run_tables(out_dir, run_keys)
+    io.record_results(out_dir, unit="training runs", computed=len(jobs), reused=len(done))
     return PROBE_RUNS.frame(rows)
 
 

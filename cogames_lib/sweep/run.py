@@ -99,7 +99,9 @@ def order_episodes(
     frame = frame.copy()
     if tiers is not None:
         frame["tier"] = frame["diagnostic"].astype(str).map(tiers)
-    frame["tier"] = pd.Categorical(frame["tier"].astype(str), categories=list(store.EPISODE_TIERS), ordered=True)
+    frame["tier"] = pd.Categorical(
+        frame["tier"].astype(str), categories=list(store.EPISODE_TIERS), ordered=True
+    )
     frame["policy"] = pd.Categorical(frame["policy"].astype(str), categories=policy_order, ordered=True)
     frame["diagnostic"] = pd.Categorical(
         frame["diagnostic"].astype(str), categories=diagnostic_order, ordered=True
@@ -147,7 +149,8 @@ def run_sweep(
     resume: continue a sweep folder (the default; see the module docstring); overwrite: delete it first.
     Returns the `episodes` table of the requested grid (see store.EPISODE_COLUMNS); `df.attrs` holds
     `skipped_cells` (policy, diagnostic, num_agents of every cell the diagnostic does not allow),
-    `skipped_count`, `ran` (episodes run by this call) and `resumed` (episodes found on disk).
+    `skipped_count`, `ran` (episodes run by this call), `resumed` (episodes found on disk) and `reuse` (that
+    in words, with when the resumed episodes were computed: `io.reuse_summary`).
     """
     plan = validate_sweep_parameters(
         policies, diagnostics, agent_counts, seeds, workers, backend, scheduler, out_dir, sweep_seed
@@ -158,6 +161,7 @@ def run_sweep(
         logger.info(
             "skipped %d cells whose diagnostic does not allow the agent count: %s", len(skipped), shown
         )
+    new_folder, existed = io.is_new_out_dir(plan.out_dir), plan.out_dir.exists()
     io.prepare_out_dir(
         plan.out_dir,
         job="sweep",
@@ -166,33 +170,42 @@ def run_sweep(
         overwrite=overwrite,
         compare=("library_version",),
         name="out_dir",
+        same_code=True,  # episodes of older code never pose as this code's
     )
-    store.prepare(plan.out_dir, record_traces)
-    done = store.done_keys(plan.out_dir)
-    todo = [
-        (spec, task)
-        for spec, task in tasks
-        if (str(spec.name), task.diagnostic, task.num_agents, task.seed, task.episode_seed) not in done
-    ]
-    chunks = make_chunks(todo, plan.workers, record_traces, chunk_size)
-    with FanOut(
-        workers=min(plan.workers, max(1, len(chunks))),
-        backend="dask" if plan.backend == "dask" else "local",
-        scheduler=plan.scheduler,
-        progress=progress,
-        description="sweep",
-        unit="episode",
-        total=len(tasks),
-        initial=len(tasks) - len(todo),
-        preload=WORKER_PRELOAD,
-        describe=describe_chunk,
-    ) as fan:
-        finished = fan.map(run_chunk, chunks, advance=lambda chunk, results: len(results))
-        for chunk, results in zip(chunks, finished, strict=True):
-            _write_chunk(plan, chunk, results)
+    try:
+        store.prepare(plan.out_dir, record_traces)
+        done = store.done_keys(plan.out_dir)
+        todo = [
+            (spec, task)
+            for spec, task in tasks
+            if (str(spec.name), task.diagnostic, task.num_agents, task.seed, task.episode_seed) not in done
+        ]
+        chunks = make_chunks(todo, plan.workers, record_traces, chunk_size)
+        with FanOut(
+            workers=min(plan.workers, max(1, len(chunks))),
+            backend="dask" if plan.backend == "dask" else "local",
+            scheduler=plan.scheduler,
+            progress=progress,
+            description="sweep",
+            unit="episode",
+            total=len(tasks),
+            initial=len(tasks) - len(todo),
+            preload=WORKER_PRELOAD,
+            describe=describe_chunk,
+        ) as fan:
+            finished = fan.map(run_chunk, chunks, advance=lambda chunk, results: len(results))
+            for chunk, results in zip(chunks, finished, strict=True):
+                _write_chunk(plan, chunk, results)
+    except BaseException:
+        # a run that wrote no episode (e.g. a wrong scheduler address) leaves no folder behind
+        if new_folder and not _any_episode(plan.out_dir):
+            io.discard_out_dir(plan.out_dir, existed)
+        raise
     table = _collect(plan, tasks)
     io.write_parquet(plan.out_dir / store.TABLE, table)
+    io.record_results(plan.out_dir, unit="episodes", computed=len(todo), reused=len(tasks) - len(todo))
     table.attrs.update(
+        reuse=io.reuse_summary(io.read_manifest(plan.out_dir) or {}),
         skipped_cells=[list(cell) for cell in skipped],
         skipped_count=len(skipped),
         ran=len(todo),
@@ -200,6 +213,13 @@ def run_sweep(
         sweep_id=plan.sweep_id,
     )
     return table
+
+
+def _any_episode(out_dir: Path) -> bool:
+    try:
+        return bool(store.done_keys(out_dir))
+    except Exception:  # an unreadable folder: keep whatever is there
+        return True
 
 
 def load_episodes(out_dir: str | Path) -> pd.DataFrame:

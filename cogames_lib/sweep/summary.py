@@ -79,7 +79,7 @@ def against_ceiling(
 
     rate / ceiling_rate: pass rates; steps / ceiling_steps: mean steps of the passed episodes (NaN if
     none). A cell where the ceiling passes and the policy does not is the policy's shortfall; a cell the
-    ceiling fails says the budget, not the policy, is the problem (see diagnostics.feasibility).
+    ceiling fails says the budget, not the policy, is the problem (see sweep.feasibility).
     """
     missing = {policy, ceiling} - set(episodes["policy"].astype(str))
     if missing:
