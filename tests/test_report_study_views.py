@@ -73,3 +73,26 @@ def test_smoke_run_label_and_a_sorrel_folder_without_training(study_dir: Path) -
                             None, "probe folder x")  # fmt: skip
     assert "learning_curves" not in figures and "partner_effect" in figures
     plt.close("all")
+
+
+def test_index_findings_lead_with_the_reference_study_and_label_the_smoke_run(
+    study_dir: Path, tmp_path: Path
+) -> None:
+    from cogames_lib.report.findings import findings_for
+    from cogames_lib.report.notebook import write_summary
+
+    study, _ = load_reference_study(study_dir)
+    page = tmp_path / "probe_tests"
+    page.mkdir()
+    study.intention.to_csv(page / "probe_intention.csv", index=False)
+    study.multistep.to_csv(page / "probe_multistep.csv", index=False)
+    assert not findings_for("probe_tests", page)[0].text.startswith("Reference study")  # no reference shown
+    write_summary(page, {"reference source": study.label, "reference folder": str(study_dir)})
+    (page / "reference_partner_effect.png").write_bytes(b"png")
+    findings = findings_for("probe_tests", page)
+    texts = [finding.text for finding in findings]
+    assert texts[0].startswith(f"Reference study ({study.label}). At the last probe (epoch 4)")
+    assert texts[2].startswith("Reference study. Partner effect") and "difference in differences" in texts[2]
+    assert findings[2].figure == "reference_partner_effect.png"
+    assert findings[0].figure is None  # its figure is not in the folder: no broken image
+    assert texts[3].startswith("Live smoke run (a check that the pipeline runs, not a result).")
