@@ -44,8 +44,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     analyze = commands.add_parser(
         "analyze",
-        help="print per-partner-condition summaries of a results folder, or a study's headline numbers",
-        epilog="examples:\n  cogames-lib probe analyze runs/\n  cogames-lib probe analyze --study data/staghunt_reference",
+        help="print per-partner-condition summaries of a results folder, or (--study DIR) a study's headline"
+        " numbers: learning vs random play, the paired partner test",
     )
     analyze.add_argument(
         "folder", nargs="?", help="a `probe train` output folder, or a folder of sorrel's per-file CSVs"
