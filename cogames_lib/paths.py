@@ -10,5 +10,7 @@ MAPS_DIR = Path(os.environ.get("COGAMES_MAPS_DIR", PROJECT_ROOT / "maps"))
 DIAGNOSTIC_MAPS_DIR = MAPS_DIR / "diagnostics"
 STAGHUNT_MAPS_DIR = MAPS_DIR / "staghunt"
 DATA_DIR = PROJECT_ROOT / "data"
+# The committed stag-hunt reference study (`cogames-lib probe study`); the probe page shows it by default.
+STAGHUNT_REFERENCE_DIR = DATA_DIR / "staghunt_reference"
 NOTEBOOKS_DIR = PROJECT_ROOT / "notebooks"
 BENCHMARKS_DIR = PROJECT_ROOT / "benchmarks"

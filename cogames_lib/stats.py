@@ -145,3 +145,91 @@ def pearson_or_reason(
         return None, "no variation"
     r = float(np.corrcoef(first, second)[0, 1])
     return r, f"{r:.2f}"
+
+
+# Exact enumeration of all sign patterns up to this many values (2**16 = 65,536 means); Monte Carlo above.
+EXACT_SIGN_FLIP_MAX = 16
+
+
+def sign_flip_p_value(
+    differences: Sequence[float] | np.ndarray, n_resamples: int = 20_000, seed: int = 0
+) -> float:
+    """Two-sided sign-flip permutation p-value of "the mean paired difference is 0" (one value per seed).
+
+    Under the null each seed's difference is as likely positive as negative. Exact over all 2**n sign
+    patterns up to `EXACT_SIGN_FLIP_MAX` values (so with 5 seeds the smallest possible p is 2/32 = 0.0625),
+    a seeded Monte Carlo above. NaN with fewer than two values.
+    """
+    array = np.asarray(differences, dtype=float)
+    array = array[~np.isnan(array)]
+    if array.size < 2:
+        return float("nan")
+    observed = abs(array.mean())
+    if array.size <= EXACT_SIGN_FLIP_MAX:
+        patterns = ((np.arange(2**array.size)[:, None] >> np.arange(array.size)) & 1) * 2 - 1
+    else:
+        patterns = np.random.default_rng(seed).choice([-1, 1], size=(n_resamples, array.size))
+    means = np.abs((patterns * array).mean(axis=1))
+    # a tolerance so float rounding of equal means does not drop the observed pattern itself
+    return float(np.mean(means >= observed - 1e-12 * max(1.0, observed)))
+
+
+def wilcoxon_p_or_reason(differences: Sequence[float] | np.ndarray) -> tuple[float | None, str]:
+    """Two-sided Wilcoxon signed-rank p-value of paired differences, or None with the reason it is
+    undefined ("n too small" below two values, "no variation" when every difference is 0)."""
+    array = np.asarray(differences, dtype=float)
+    array = array[~np.isnan(array)]
+    if array.size < 2:
+        return None, f"n too small (n={array.size})"
+    if np.all(array == 0):
+        return None, "no variation"
+    p = float(scipy_stats.wilcoxon(array, alternative="two-sided").pvalue)
+    return p, f"{p:.3g}"
+
+
+def bootstrap_difference_interval(
+    first: Sequence[float] | np.ndarray,
+    second: Sequence[float] | np.ndarray,
+    confidence: float = DEFAULT_CONFIDENCE,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float, float]:
+    """(mean(first) - mean(second), low, high) for two independent groups of seeds: each group is
+    resampled on its own (percentile bootstrap). No interval unless both groups have two or more values."""
+    a = np.asarray(first, dtype=float)
+    b = np.asarray(second, dtype=float)
+    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    if a.size == 0 or b.size == 0:
+        return (float("nan"),) * 3
+    estimate = float(a.mean() - b.mean())
+    if a.size < 2 or b.size < 2:
+        return (estimate, float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means_a = a[rng.integers(0, a.size, size=(n_resamples, a.size))].mean(axis=1)
+    means_b = b[rng.integers(0, b.size, size=(n_resamples, b.size))].mean(axis=1)
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(means_a - means_b, [tail, 100 - tail])
+    return (estimate, float(low), float(high))
+
+
+def permutation_p_value(
+    first: Sequence[float] | np.ndarray,
+    second: Sequence[float] | np.ndarray,
+    n_resamples: int = 20_000,
+    seed: int = 0,
+) -> float:
+    """Two-sided permutation p-value of "the two independent groups have the same mean" (labels shuffled,
+    seeded Monte Carlo; the observed split counts once). NaN unless both groups are non-empty and n >= 3."""
+    a = np.asarray(first, dtype=float)
+    b = np.asarray(second, dtype=float)
+    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    if a.size == 0 or b.size == 0 or a.size + b.size < 3:
+        return float("nan")
+    pooled = np.concatenate([a, b])
+    observed = abs(a.mean() - b.mean())
+    rng = np.random.default_rng(seed)
+    orders = np.argsort(rng.random((n_resamples, pooled.size)), axis=1)
+    shuffled = pooled[orders]
+    differences = np.abs(shuffled[:, : a.size].mean(axis=1) - shuffled[:, a.size :].mean(axis=1))
+    hits = np.sum(differences >= observed - 1e-12 * max(1.0, observed))
+    return float((hits + 1) / (n_resamples + 1))

@@ -82,6 +82,29 @@ REDUNDANCY = pd.DataFrame(
 )  # fmt: skip
 CURVES = pd.DataFrame(dict(epoch=range(20), mean_return=np.arange(20.0), epsilon=np.linspace(1, 0.05, 20)))
 
+LEARNING = pd.DataFrame(
+    dict(condition=["all_can_hunt"] * 4 + ["not_all_can_hunt"] * 4,
+         metric=["stags_killed", "stags_killed", "mean_return", "mean_return"] * 2, epoch=[50, 100] * 4,
+         n_seeds=5, mean=[0.2, 0.6, 10.0, 25.0] * 2, ci_low=[0.1, 0.5, 8.0, 22.0] * 2,
+         ci_high=[0.3, 0.7, 12.0, 28.0] * 2)
+)  # fmt: skip
+PARTNER_CURVES = pd.DataFrame(
+    dict(condition="not_all_can_hunt", agent_kind="AgentKindA", partner_kind=["no_partner", "AgentKindA", "AgentKindB"] * 2,
+         epoch=[0, 0, 0, 100, 100, 100], n_seeds=5, mean=[0.5, 0.5, 0.5, 0.6, 0.7, 0.4],
+         ci_low=[0.45, 0.4, 0.4, 0.5, 0.6, 0.3], ci_high=[0.55, 0.6, 0.6, 0.7, 0.8, 0.5])
+)  # fmt: skip
+EFFECTS = pd.DataFrame(
+    dict(effect=["difference", "difference", "difference_in_differences"],
+         condition=["all_can_hunt", "not_all_can_hunt", "not_all_can_hunt - all_can_hunt"], n_seeds=5,
+         estimate=[0.01, 0.2, 0.19], ci_low=[-0.02, 0.15, 0.12], ci_high=[0.04, 0.25, 0.26],
+         p_sign_flip=[0.7, 0.0625, 0.0625])
+)  # fmt: skip
+
+
+def _one_seed(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.assign(n_seeds=1, ci_low=np.nan, ci_high=np.nan)
+
+
 Case = tuple[str, Callable[[], plt.Figure]]
 
 
@@ -152,6 +175,22 @@ def _cases() -> list[Case]:
         "all equal": _all_equal(REDUNDANCY, agreement=1.0),
     }.items():
         cases.append((f"redundancy_heatmap / {label}", lambda table=table: plots.redundancy_heatmap(table)))
+    for label, table in {"one row": _one_row(LEARNING), "one seed": _one_seed(LEARNING),
+                         "all equal": _all_equal(LEARNING, mean=0.0, ci_low=0.0, ci_high=0.0)}.items():  # fmt: skip
+        cases.append((f"study_learning_curves / {label}",
+                      lambda table=table: plots.study_learning_curves(table, 0.27, "a label", "too short")))  # fmt: skip
+    for label, table in {"one row": _one_row(PARTNER_CURVES), "one seed": _one_seed(PARTNER_CURVES),
+                         "all equal": _all_equal(PARTNER_CURVES, mean=0.5)}.items():  # fmt: skip
+        cases.append((f"partner_preference_curves / {label}",
+                      lambda table=table: plots.partner_preference_curves(table)))  # fmt: skip
+    for label, table in {"one row": _one_row(EFFECTS), "one seed": _one_seed(EFFECTS).assign(p_sign_flip=np.nan),
+                         "all equal": _all_equal(EFFECTS, estimate=0.0, ci_low=0.0, ci_high=0.0)}.items():  # fmt: skip
+        cases.append(
+            (f"partner_effect_forest / {label}", lambda table=table: plots.partner_effect_forest(table))
+        )
+    baselines = {"all_can_hunt": 0.27, "not_all_can_hunt": 0.1}
+    cases.append(("study_learning_curves / per-condition baselines",
+                  lambda: plots.study_learning_curves(LEARNING, baselines, "a label", "", {"all_can_hunt": 5.0})))  # fmt: skip
     cases.append(("pass_rate_heatmap / default", lambda: plots.pass_rate_heatmap(EPISODES)))
     cases.append(("capability_matrix / default", lambda: plots.capability_matrix(EPISODES)))
     return cases
@@ -195,6 +234,12 @@ def test_steps_to_success_draws_points_below_five_values_and_boxes_from_five():
     assert not boxes  # three successes per cell: points only
     many = pd.concat([few] * 5, ignore_index=True)
     assert [p for p in plots.steps_to_success(many).axes[0].patches if isinstance(p, PathPatch)]
+
+
+def test_partner_effect_forest_does_not_blow_up_a_negligible_difference():
+    tiny = EFFECTS.assign(estimate=[0.0001, 0.0003, 0.0002], ci_low=np.nan, ci_high=np.nan, n_seeds=1)
+    low, high = plots.partner_effect_forest(tiny).axes[0].get_xlim()
+    assert low <= -0.05 and high >= 0.05
 
 
 def _full_profile_episodes() -> pd.DataFrame:

@@ -210,8 +210,11 @@ def test_mindcraft_notebook_writes_its_tables(tmp_path):
 @pytest.mark.slow
 def test_probe_notebook_trains_then_reanalyses_its_folder(tmp_path):
     out = papermill(
-        "probe_tests", tmp_path, dict(conditions=["all_can_hunt"], epochs=4, probe_every=2, seeds=[0])
-    )
+        "probe_tests",
+        tmp_path,
+        dict(conditions=["all_can_hunt"], epochs=4, probe_every=2, seeds=[0], checkpoints="none",
+             reference_study=str(tmp_path / "no_reference_here")),
+    )  # fmt: skip
     intention = pd.read_csv(out / "probe_intention.csv")
     multistep = pd.read_csv(out / "probe_multistep.csv")
     assert list(intention.columns[:12]) == [
@@ -239,9 +242,34 @@ def test_probe_notebook_trains_then_reanalyses_its_folder(tmp_path):
     assert sorted(intention["epoch"].unique()) == [0, 2, 4] or sorted(intention["epoch"].unique()) == [2, 4]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["training_epochs"] == 4 and summary["runs"] == 1
+    # each source labelled: the missing reference study said plainly, the smoke run as too short to learn
+    assert summary["reference source"].startswith("The reference study is missing: no study.json in")
+    assert summary["smoke run source"] == "live smoke run: 4 epochs, 1 seed per condition"
+    assert summary["smoke run learning"].startswith("too short to learn (epsilon still 1.00")
+    assert (out / "smoke_learning_curves.png").is_file() and (out / "smoke_partner_effect.png").is_file()
+    assert not list((out / "runs").rglob("*.pt"))  # checkpoints="none"
     again = papermill("probe_tests", tmp_path / "again", dict(probe_folder=str(out / "runs")))
     assert pd.read_csv(again / "probe_intention.csv").shape == intention.shape
     assert (again / "intention_weights.png").is_file() and (again / "training_curves.png").is_file()
+
+
+@pytest.mark.slow
+def test_probe_notebook_shows_the_reference_study_labelled(tmp_path):
+    from tests.staghunt_study_helpers import tiny_trained_study
+
+    study = tiny_trained_study(tmp_path / "study", epochs=4)
+    out = papermill(
+        "probe_tests", tmp_path / "page", dict(conditions=["all_can_hunt"], epochs=2, probe_every=2, seeds=[0],
+                                               reference_study=str(study)),
+    )  # fmt: skip
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["reference source"].startswith(
+        "reference study: `cogames-lib probe train --epochs 4`, 4 epochs"
+    )
+    assert "2026-11-25" in summary["reference source"]
+    assert "reference final stag kills per episode[all_can_hunt]" in summary
+    for name in ("learning_curves", "intention_by_partner", "behaviour_by_partner", "partner_effect"):
+        assert (out / f"reference_{name}.png").is_file()
 
 
 @pytest.mark.slow

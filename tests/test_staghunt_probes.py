@@ -211,6 +211,10 @@ def test_orientation_that_no_step_can_reach_is_rejected(tmp_path: Path) -> None:
 
 
 def write_sorrel_files(intention: pd.DataFrame, multistep: pd.DataFrame, folder: Path) -> None:
+    # sorrel's step labels are mirrored: its q_val_step_left column holds our STEP_RIGHT's Q-value
+    intention = intention.rename(
+        columns={"q_val_step_left": "q_val_step_right", "q_val_step_right": "q_val_step_left"}
+    )
     for _, row in intention.iterrows():
         name = (f"test_intention_epoch_{row.epoch}_agent_{row.agent_id}_map_{row.map_name}"
                 f"_partner_{row.partner_kind}_{row.version}.csv")  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -50,9 +51,8 @@ def test_probes_never_interfere_with_learning() -> None:
 
 
 def test_run_folder_layout_and_checkpoint_round_trip(tmp_path: Path) -> None:
-    result = train(
-        small("not_all_can_hunt"), epochs=5, probe_every=2, seed=3, out_dir=tmp_path, progress=False
-    )
+    config = replace(small("not_all_can_hunt"), checkpoints="all")
+    result = train(config, epochs=5, probe_every=2, seed=3, out_dir=tmp_path, progress=False)
     run_dir = tmp_path / "not_all_can_hunt" / "seed_3"
     assert result.run_dir == run_dir
     assert sorted(p.name for p in (run_dir / "checkpoints").iterdir()) == [

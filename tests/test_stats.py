@@ -139,3 +139,41 @@ def test_pearson_says_why_it_is_undefined():
     assert pearson_or_reason([0.2, 0.2, 0.2], [0.0, 1.0, 0.5]) == (None, "no variation")
     r, text = pearson_or_reason([0.0, 0.5, 1.0, float("nan")], [0.0, 1.0, 2.0, 5.0])
     assert r == pytest.approx(1.0) and text == "1.00"  # the NaN pair is dropped
+
+
+def test_sign_flip_p_value_is_exact_for_small_n() -> None:
+    from cogames_lib.stats import sign_flip_p_value
+
+    # five positive differences: only all-plus and all-minus reach |mean| -> 2/32
+    assert sign_flip_p_value([0.1, 0.2, 0.3, 0.4, 0.5]) == pytest.approx(2 / 32)
+    # symmetric differences: every pattern is at least as extreme as a mean of 0
+    assert sign_flip_p_value([0.1, -0.1]) == 1.0
+    assert np.isnan(sign_flip_p_value([0.3]))
+    # many values, Monte Carlo: a clear shift is significant, noise is not
+    rng = np.random.default_rng(1)
+    assert sign_flip_p_value(rng.normal(1.0, 0.5, 40)) < 0.01
+    assert sign_flip_p_value(rng.normal(0.0, 0.5, 40)) > 0.05
+
+
+def test_wilcoxon_p_or_reason() -> None:
+    from scipy import stats as scipy_stats
+
+    from cogames_lib.stats import wilcoxon_p_or_reason
+
+    values = [0.1, 0.25, -0.05, 0.3, 0.2]
+    p, text = wilcoxon_p_or_reason(values)
+    assert p == pytest.approx(scipy_stats.wilcoxon(values).pvalue) and text == f"{p:.3g}"
+    assert wilcoxon_p_or_reason([0.0, 0.0, 0.0]) == (None, "no variation")
+    assert wilcoxon_p_or_reason([0.2]) == (None, "n too small (n=1)")
+
+
+def test_two_group_difference_interval_and_permutation() -> None:
+    from cogames_lib.stats import bootstrap_difference_interval, permutation_p_value
+
+    high, low = [0.9, 1.0, 1.1, 1.05, 0.95], [0.1, 0.0, 0.05, -0.05, 0.15]
+    estimate, ci_low, ci_high = bootstrap_difference_interval(high, low)
+    assert estimate == pytest.approx(0.95) and ci_low < 0.95 < ci_high and ci_low > 0.7
+    assert np.isnan(bootstrap_difference_interval([1.0], low)[1])
+    assert permutation_p_value(high, low) < 0.02
+    assert permutation_p_value([0.1, 0.3, 0.2], [0.2, 0.1, 0.3]) > 0.5
+    assert bootstrap_difference_interval(high, low) == bootstrap_difference_interval(high, low)  # seeded

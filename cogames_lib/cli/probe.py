@@ -6,6 +6,11 @@ import argparse
 
 from cogames_lib.cli._out_dir import add_out_dir_flags
 
+# `staghunt.checkpoints.CHECKPOINT_MODES` / `DEFAULT_CHECKPOINTS`, repeated so `--help` does not import the
+# stag-hunt package (torch); a test checks the two agree.
+CHECKPOINT_CHOICES = ("none", "last", "probes", "all")
+CHECKPOINT_DEFAULT = "last"
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -28,11 +33,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--backend", choices=["local", "dask"], default="local")
     train.add_argument("--scheduler", default=None, help="Dask scheduler address (backend dask)")
     train.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    train.add_argument(
+        "--checkpoints",
+        choices=list(CHECKPOINT_CHOICES),
+        default=CHECKPOINT_DEFAULT,
+        help="none; last (end of training); probes (every probe epoch, probe state); all (every probe epoch,"
+        " full training state)",
+    )
     train.set_defaults(handler=run_train)
 
-    analyze = commands.add_parser("analyze", help="print per-partner-condition summaries of a results folder")
+    analyze = commands.add_parser(
+        "analyze",
+        help="print per-partner-condition summaries of a results folder, or (--study DIR) a study's headline"
+        " numbers: learning vs random play, the paired partner test",
+    )
     analyze.add_argument(
-        "folder", help="a `probe train` output folder, or a folder of sorrel's per-file CSVs"
+        "folder", nargs="?", help="a `probe train` output folder, or a folder of sorrel's per-file CSVs"
+    )
+    analyze.add_argument(
+        "--study",
+        metavar="DIR",
+        help="a study folder (study.json + tables): learning vs random play and the paired partner test",
     )
     analyze.set_defaults(handler=run_analyze)
 
@@ -44,8 +65,10 @@ def run_train(args: argparse.Namespace) -> int:
 
     validate_probe_parameters(args.condition, args.epochs, args.probe_every, args.seed, workers=args.workers)
     from cogames_lib.staghunt.runs import train_many  # torch: only once the arguments are known good
+    from cogames_lib.staghunt.train import preset
 
-    runs = train_many(args.condition, args.seed, args.epochs, args.probe_every, Path(args.out), workers=args.workers,
+    configs = [preset(condition, checkpoints=args.checkpoints) for condition in args.condition]
+    runs = train_many(configs, args.seed, args.epochs, args.probe_every, Path(args.out), workers=args.workers,
                       backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress,
                       resume=args.resume, overwrite=args.overwrite)  # fmt: skip
     print(runs.drop(columns=["run_dir"]).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
@@ -54,6 +77,12 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
+    from cogames_lib.errors import ParameterError
+
+    if (args.folder is None) == (args.study is None):
+        raise ParameterError("probe analyze: give a results FOLDER or --study DIR (exactly one)")
+    if args.study is not None:
+        return run_analyze_study(args.study)
     import pandas as pd
 
     from cogames_lib.staghunt.analysis import (
@@ -80,4 +109,29 @@ def run_analyze(args: argparse.Namespace) -> int:
         if not tables.intention.empty and not tables.multistep.empty:
             print("Alignment: intention P(stag) vs behaviour")
             print(alignment_table(alignment_pairs(tables.intention, tables.multistep)).to_string(**fmt))
+    return 0
+
+
+def run_analyze_study(folder: str) -> int:
+    """The study's label, its headline numbers and the partner-effect table."""
+    import pandas as pd
+
+    from cogames_lib.staghunt.social import partner_effect
+    from cogames_lib.staghunt.study_summary import study_headline
+    from cogames_lib.staghunt.study_tables import load_probe_study
+
+    study = load_probe_study(folder)
+    print(study.label)
+    headline = study_headline(
+        study.training, study.intention, study.random_stag_rates, random_policy_return=study.random_returns
+    )
+    width = max(len(name) for name in headline)
+    for name, value in headline.items():
+        print(f"  {name:<{width}}  {value}")
+    effects = partner_effect(study.intention)
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(
+            "\nPartner effect (KindA focal, final 10% of training; estimate = P(stag | KindA) - P(stag | KindB)):"
+        )
+        print(effects.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     return 0

@@ -22,6 +22,7 @@ from cogames_lib.plots.probes import (
     multistep_results,
     training_curves,
 )
+from cogames_lib.plots.study import partner_effect_forest, partner_preference_curves, study_learning_curves
 from cogames_lib.plots.style import CONDITION_COLOURS, PARTNER_COLOURS, POLICY_COLOURS, STATUS_PALETTE
 from cogames_lib.plots.trajectories import episode_trajectory, redundancy_heatmap
 
@@ -38,11 +39,14 @@ __all__ = [
     "intention_weights",
     "multistep_results",
     "outcome_rates",
+    "partner_effect_forest",
+    "partner_preference_curves",
     "pass_rate_heatmap",
     "redundancy_heatmap",
     "status_breakdown",
     "status_count_bars",
     "steps_to_success",
+    "study_learning_curves",
     "success_rates",
     "training_curves",
 ]

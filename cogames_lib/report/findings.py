@@ -266,14 +266,64 @@ def _mindcraft(folder: Path) -> list[Finding]:
     return [] if runs is None else mindcraft_findings(runs)
 
 
+# The probe notebook's figures of the same quantities for the reference study (`report.study_views`).
+REFERENCE_FIGURES = {
+    "intention_ratio.png": "reference_intention_by_partner.png",
+    "multistep_results.png": "reference_behaviour_by_partner.png",
+}
+
+
+def partner_effect_text(effects: pd.DataFrame) -> str:
+    """`staghunt.social.partner_effect` in one sentence: every estimate with its interval, n and p."""
+    parts = []
+    for row in effects.itertuples(index=False):
+        interval = "no interval" if pd.isna(row.ci_low) else f"[{row.ci_low:+.3f}, {row.ci_high:+.3f}]"
+        p_value = "" if pd.isna(row.p_sign_flip) else f", sign-flip p = {row.p_sign_flip:.2g}"
+        name = row.condition if row.effect == "difference" else f"difference in differences ({row.condition})"
+        parts.append(f"{name}: {row.estimate:+.3f} {interval} (n = {int(row.n_seeds)} seeds{p_value})")
+    return (
+        "Partner effect, P(stag | KindA partner) - P(stag | KindB partner) of KindA focals in the final 10% of "
+        "training (bootstrap 95% over seeds): " + "; ".join(parts) + "."
+    )
+
+
+def reference_findings(study_folder: str | Path) -> list[Finding]:
+    """The committed reference study's findings, each sentence starting with the study's label."""
+    from cogames_lib.staghunt.social import partner_effect
+    from cogames_lib.staghunt.study_tables import load_probe_study
+
+    study = load_probe_study(study_folder)
+    findings = [
+        Finding(
+            f"Reference study ({study.label}). {finding.text}", REFERENCE_FIGURES.get(finding.figure or "")
+        )
+        for finding in probe_findings(study.intention, study.multistep)
+    ]
+    effects = partner_effect(study.intention)
+    if len(effects):
+        findings.append(
+            Finding(f"Reference study. {partner_effect_text(effects)}", "reference_partner_effect.png")
+        )
+    return findings
+
+
 def _probes(folder: Path) -> list[Finding]:
+    from cogames_lib.report.notebook import read_summary
+
+    reference = (read_summary(folder) or {}).get("reference folder")
+    findings = (
+        reference_findings(reference) if reference and (Path(reference) / "study.json").is_file() else []
+    )
     intention, multistep = _read_table(folder, "probe_intention"), _read_table(folder, "probe_multistep")
     if intention is None and multistep is None:
-        return []
-    return probe_findings(
+        return findings
+    smoke = probe_findings(
         intention if intention is not None else pd.DataFrame(),
         multistep if multistep is not None else pd.DataFrame(),
     )
+    # next to the reference study, the notebook's own run is a smoke run: say so in each sentence
+    prefix = "Live smoke run (a check that the pipeline runs, not a result). " if findings else ""
+    return findings + [Finding(prefix + finding.text, finding.figure) for finding in smoke]
 
 
 READERS: dict[str, Callable[[Path], list[Finding]]] = {

@@ -3,6 +3,7 @@
 `quick` is the README's main command: small enough to finish in about a minute on a 2-core laptop
 (a subset of diagnostics and seeds, a short probe training run, the synthetic Mindcraft sample tree).
 `full` uses the documents' settings (10 seeds, 1/2/4 agents, probes every 100 epochs over thousands).
+Both probe pages show the committed reference study (`data/staghunt_reference/`) next to their own run.
 Paths are `ProjectPath`s, relative to the project root, resolved when the report runs; `out_dir` is
 filled in per notebook by the runner.
 """
@@ -92,7 +93,8 @@ PROFILES: dict[str, Profile] = {
                 policies=["scripted", "scripted:-chorus", "random", "noop"], agent_counts=[1, 2], seeds=2
             ),
             MINDCRAFT_SAMPLE_RUN,
-            _probe_run(epochs=40, probe_every=20, seeds=[0], workers=1),
+            # a smoke run beside the committed reference study; no checkpoints (nothing reads them here)
+            _probe_run(epochs=40, probe_every=20, seeds=[0], workers=1, checkpoints="none"),
         ),
     ),
     "full": Profile(
@@ -104,7 +106,7 @@ PROFILES: dict[str, Profile] = {
                 policies=["scripted", *ablation_specs(), "random", "noop"], agent_counts=[1, 2, 4], seeds=10
             ),
             MINDCRAFT_SAMPLE_RUN,
-            _probe_run(epochs=3000, probe_every=100, seeds=[0, 1, 2], workers=2),
+            _probe_run(epochs=3000, probe_every=100, seeds=[0, 1, 2], workers=2, checkpoints="last"),
         ),
     ),
 }

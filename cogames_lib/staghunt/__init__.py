@@ -6,6 +6,9 @@ Public surface (everything a notebook needs):
 - probes: `run_intention_probe`, `run_multistep_probe`, `load_probe_suite`, `ProbeSettings`;
 - reading results: `load_probe_tables` (our run folders or sorrel's), `load_sorrel_probe_csvs`;
 - analysis: `intention_summary`, `behaviour_summary`, `alignment_pairs`, `alignment_table`;
+- studies (docs/staghunt_analysis.md): `load_probe_study`, `ProbeStudy`, `partner_curves`, `learning_curves`,
+  `final_learning`, `partner_effect`, `kind_sensitivity`, `study_headline`, `learning_verdict`;
+  checkpoints: `CHECKPOINT_MODES`;
 - `validate_probe_parameters` for a notebook's first cell; table columns `INTENTION_COLUMNS`,
   `MULTISTEP_COLUMNS`, `TRAINING_COLUMNS`; constants `CONDITIONS`, `PARTNER_KINDS`, `AGENT_KINDS`.
 
@@ -57,6 +60,16 @@ _EXPORTS = {
     "train_many": "cogames_lib.staghunt.runs",
     "validate_probe_parameters": "cogames_lib.staghunt.parameters",
     "CONDITIONS": "",
+    "CHECKPOINT_MODES": "cogames_lib.staghunt.checkpoints",
+    "ProbeStudy": "cogames_lib.staghunt.study_tables",
+    "load_probe_study": "cogames_lib.staghunt.study_tables",
+    "final_learning": "cogames_lib.staghunt.social",
+    "kind_sensitivity": "cogames_lib.staghunt.social",
+    "learning_curves": "cogames_lib.staghunt.social",
+    "partner_curves": "cogames_lib.staghunt.social",
+    "partner_effect": "cogames_lib.staghunt.social",
+    "learning_verdict": "cogames_lib.staghunt.study_summary",
+    "study_headline": "cogames_lib.staghunt.study_summary",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -6,9 +6,10 @@ never change a number. Combined tables (`training_all.csv`, `probe_intention_all
 `probe_multistep_all.csv`) are written at the top of `out_dir`, in (condition, seed) order.
 
 `out_dir` follows `cogames_lib.io.prepare_out_dir`: with `resume=True` (the default) a folder of an earlier
-`train_many` with the same configs, epochs and probe interval is continued: a run whose final checkpoint is
-on disk is not trained again (its row is read back from its `training.csv`; `seconds` is then the sum of its
-epoch times); `overwrite=True` deletes the folder's contents first.
+`train_many` with the same configs, epochs and probe interval is continued: a finished run (every epoch,
+the final probe round and, unless it writes none, the final checkpoint on disk) is not trained again (its
+row is read back from its `training.csv`; `seconds` is then the sum of its epoch times); `overwrite=True`
+deletes the folder's contents first.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import pandas as pd
 from cogames_lib import io
 from cogames_lib.errors import ParameterError
 from cogames_lib.parallel import fan_out
+from cogames_lib.staghunt.checkpoints import checkpoint_due, checkpoint_path
 from cogames_lib.staghunt.parameters import validate_probe_parameters
 from cogames_lib.staghunt.train import (
     TrainConfig,
@@ -56,11 +58,19 @@ def _run_row(
     }  # fmt: skip
 
 
-def _finished_row(config: TrainConfig, epochs: int, seed: int, out_dir: str) -> dict[str, Any] | None:
-    """The row of a run an earlier call finished (final checkpoint and every epoch on disk), else None."""
+def _finished_row(
+    config: TrainConfig, epochs: int, probe_every: int, seed: int, out_dir: str
+) -> dict[str, Any] | None:
+    """The row of a run an earlier call finished, else None. Finished: every epoch in `training.csv`,
+    the final probe round in `probe_multistep.csv` (when probing) and the final checkpoint (unless the
+    run writes none)."""
     run_dir = run_directory(out_dir, config.condition, seed)
-    training_path = run_dir / "training.csv"
-    if not (run_dir / "checkpoints" / f"epoch_{epochs}.pt").is_file() or not training_path.is_file():
+    training_path, probes_path = run_dir / "training.csv", run_dir / "probe_multistep.csv"
+    if not training_path.is_file():
+        return None
+    if checkpoint_due(config.checkpoints, epochs, epochs) and not checkpoint_path(run_dir, epochs).is_file():
+        return None
+    if probe_every and (not probes_path.is_file() or pd.read_csv(probes_path)["epoch"].max() != epochs):
         return None
     training = pd.read_csv(training_path)
     if len(training) != epochs:
@@ -116,7 +126,9 @@ def train_many(
         name="out_dir",
         same_code=True,  # runs trained by older code never pose as this code's
     )
-    finished = {index: _finished_row(job[0], epochs, job[3], job[4]) for index, job in enumerate(jobs)}
+    finished = {
+        index: _finished_row(job[0], epochs, probe_every, job[3], job[4]) for index, job in enumerate(jobs)
+    }
     done = {index: row for index, row in finished.items() if row is not None}
     jobs = [job for index, job in enumerate(jobs) if index not in done]
     try:

@@ -8,8 +8,8 @@ touch none of them, so a run with probes ends with the same parameters as one wi
 Output layout (`run_directory(out_dir, condition, seed)` = `out_dir/<condition>/seed_<seed>/`):
 `training.csv` (one row per epoch, `TRAINING_COLUMNS` + `return_agent_<i>`), `probe_intention.csv`,
 `probe_multistep.csv` (the spec's columns + `agent_kind, partner_relation, condition, seed, run_id`),
-`checkpoints/epoch_<E>.pt` (`{"epoch", "condition", "seed", "population": DQNPopulation.state_dict()}`,
-load with `torch.load(path, weights_only=True)` or `load_checkpoint`). Every file is written atomically (`cogames_lib.io`).
+`checkpoints/epoch_<E>.pt` as `TrainConfig.checkpoints` asks (`cogames_lib.staghunt.checkpoints`: which
+epochs, what state, how to load). Every file is written atomically (`cogames_lib.io`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,15 @@ import torch
 
 from cogames_lib import io
 from cogames_lib.errors import ParameterError
+from cogames_lib.staghunt.checkpoints import (
+    DEFAULT_CHECKPOINTS,
+    checkpoint_due,
+    checkpoint_path,
+    load_population_state,
+    read_checkpoint,
+    save_checkpoint,
+    validate_checkpoint_mode,
+)
 from cogames_lib.staghunt.engine import observation_size
 from cogames_lib.staghunt.env import EpisodeRunner, StagHuntConfig
 from cogames_lib.staghunt.learner import DQNConfig, DQNPopulation
@@ -47,7 +56,8 @@ class TrainConfig:
 
     condition: population preset (`all_can_hunt`, `not_all_can_hunt`) unless `population` is given.
     env, learner: world and learner parameters. epsilon_start/epsilon_end/epsilon_decay_epochs: linear
-    per-epoch epsilon schedule. probes: probe maps and multi-step staging.
+    per-epoch epsilon schedule. probes: probe maps and multi-step staging. checkpoints: none, last,
+    probes or all (`cogames_lib.staghunt.checkpoints`).
     """
 
     condition: str = "all_can_hunt"
@@ -58,8 +68,10 @@ class TrainConfig:
     epsilon_decay_epochs: int = 1000
     population: tuple[AgentSpec, ...] | None = None
     probes: ProbeSettings = field(default_factory=ProbeSettings)
+    checkpoints: str = DEFAULT_CHECKPOINTS
 
     def __post_init__(self) -> None:
+        validate_checkpoint_mode(self.checkpoints)
         if self.population is None and self.condition not in PRESET_POPULATIONS:
             raise ParameterError(f"unknown condition {self.condition!r}; known: {sorted(PRESET_POPULATIONS)}")
         if self.epsilon_decay_epochs < 1:
@@ -95,17 +107,13 @@ def run_directory(out_dir: str | Path, condition: str, seed: int) -> Path:
     return Path(out_dir) / condition / f"seed_{seed}"
 
 
-def save_checkpoint(population: DQNPopulation, path: Path, **metadata: object) -> None:
-    io.write_torch(path, {**metadata, "population": population.state_dict()})
-
-
 def load_checkpoint(path: str | Path, config: TrainConfig | None = None) -> DQNPopulation:
     """Rebuild the population of a checkpoint (safe loader: `weights_only=True`); `.members` are the
-    agents, ready for probes. Networks, target networks and the optimizer are restored; replay buffers
-    and RNG states are not saved, so training resumed from a checkpoint is not bit-identical to an
-    uninterrupted run."""
+    agents, ready for probes. What is restored depends on the checkpoint mode
+    (`checkpoints.load_population_state`); replay buffers and RNG states are not saved, so training resumed
+    from a checkpoint is not bit-identical to an uninterrupted run."""
     config = config or TrainConfig()
-    state = torch.load(Path(path), weights_only=True)["population"]
+    state = read_checkpoint(path)["population"]
     count = len(state["agents"])
     population = DQNPopulation(
         count,
@@ -113,7 +121,7 @@ def load_checkpoint(path: str | Path, config: TrainConfig | None = None) -> DQNP
         config.learner,
         list(range(count)),
     )
-    population.load_state_dict(state)
+    load_population_state(population, state, path)
     return population
 
 
@@ -154,8 +162,9 @@ def train(
             intention.append(run_intention_probe(agents, epoch, population, suite, extra))
             multistep.append(run_multistep_probe(agents, epoch, population, suite, extra))
         if run_dir is not None:
-            save_checkpoint(population_learner, run_dir / "checkpoints" / f"epoch_{epoch}.pt", epoch=epoch,
-                            condition=config.condition, seed=seed)  # fmt: skip
+            if checkpoint_due(config.checkpoints, epoch, epochs):
+                save_checkpoint(population_learner, checkpoint_path(run_dir, epoch), config.checkpoints,
+                                epoch=epoch, condition=config.condition, seed=seed)  # fmt: skip
             _write_tables(run_dir, training_rows, intention, multistep, len(population))
 
     if probe_every:
