@@ -1,10 +1,17 @@
-"""Walking experiment roots and parsing their task folders, in one process or many.
+"""Walking experiment roots and parsing their tasks, in one process or many (`collect_runs`).
 
-The walk itself is part of the parallel work: each chunk of candidate folders is scanned once
-(`decide_folder`), task folders are parsed right away (`extract_result` with that listing), and
-folders to walk further come back as new candidates. Every result carries its (root index, path
-parts) key, and sorting by it gives exactly the order of a sorted depth-first walk, so the output is
-identical for any number of workers and any chunk size.
+The walk is part of the parallel work: each chunk of candidate folders is scanned once
+(`scan_folder`); tasks of the current layout are parsed and combined right there, the logs of
+per-run folders and flat files are read there and combined here (a task's repetitions may sit in
+folders of different chunks). Every result carries its (root index, path parts) key and sorting by
+it gives the order of a sorted depth-first walk, so the output is identical for any number of workers.
+
+Cycle safety: every folder is scanned once by its real path; a symlinked folder leading to a folder
+already scanned (a loop, or the same experiment twice) is listed as skipped. After the walk, logs that
+are byte-identical copies across tasks are marked stale (`stale.py`) and their runs recombined.
+Workers: `None` means automatic: this process alone for small trees, and all cores once more than
+`AUTO_PARALLEL_LOGS` logs have been seen with work left (process start-up costs more than it saves
+below that).
 """
 
 from __future__ import annotations
@@ -15,17 +22,22 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from cogames_lib.mindcraft.discovery import SkippedFolder, decide_folder
-from cogames_lib.mindcraft.runs import extract_result
+from cogames_lib.errors import ParameterError
+from cogames_lib.mindcraft.discovery import SkippedFolder, TaskUnit, scan_folder
+from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text
+from cogames_lib.mindcraft.runs import build_run, read_unit
+from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale
 from cogames_lib.mindcraft.tasks import task_definition_metrics
 from cogames_lib.parallel import FanOut
 
-# Imported once in a forkserver (when this process already runs threads, e.g. in Jupyter).
 WORKER_PRELOAD = ["cogames_lib.mindcraft.collect"]
+AUTO_PARALLEL_LOGS = 2000
+CHUNK_SIZE = 200
 
-# A folder to look at: (root index, path parts below the root, path, depth). Sorting by the first
-# two gives exactly the order of a sorted depth-first walk, whatever the number of workers.
-Candidate = tuple[int, tuple[str, ...], str, int]
+# A folder to look at: (root index, path parts below the root, path, depth, layout hint for tasks in
+# it, real path, real directories whose files symlinks may point at)
+Candidate = tuple[int, tuple[str, ...], str, int, str, str, tuple[str, ...]]
+Key = tuple[int, tuple[str, ...]]
 
 
 @contextmanager
@@ -42,109 +54,192 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-Decided = list[tuple[tuple[int, tuple[str, ...]], str, Any]]
-
-
-def _process_chunk(job: tuple[list[Candidate], Mapping[str, Any]]) -> Decided:
-    """Decide and (for task folders) parse each candidate of a (chunk, definitions) job: one directory
-    scan per folder."""
+def _process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> list[tuple[Any, ...]]:
+    """Scan each candidate of a (chunk, definitions, max bytes) job; parse what it holds."""
     with _gc_paused():
-        return _process_chunk_unpaused(*job)
+        chunk, definitions, max_bytes = job
+        results = []
+        metrics_by_task: dict[str, dict[str, Any]] = {}
+        for candidate in chunk:
+            _, _, path, depth, hint, real, allowed = candidate
+            scan = scan_folder(path, depth, hint, allowed)
+            units: list[tuple[str, Any, Any]] = []
+            for unit in scan.units:
+                outcomes = read_unit(unit, max_bytes)
+                if unit.layout in ("per_run", "flat"):  # combined in the parent, with its sibling folders
+                    units.append(("partial", unit._replace(logs=()), outcomes))
+                    continue
+                definition = definitions.get(unit.task_id)
+                if unit.task_id not in metrics_by_task:
+                    metrics_by_task[unit.task_id] = task_definition_metrics(unit.task_id, definition)
+                run = build_run(
+                    unit.task_id,
+                    path,
+                    unit.layout,
+                    outcomes,
+                    definition,
+                    metrics=dict(metrics_by_task[unit.task_id]),
+                    ignored_files=unit.others,
+                    unit_key=real,
+                )
+                units.append(("run", unit, run))
+            results.append((units, scan.subfolders, scan.skipped, scan.s3_marker))
+        return results
 
 
-def _task_count(job: Any, output: Decided) -> int:
-    return sum(1 for _, action, _ in output if action == "task")
-
-
-def _process_chunk_unpaused(
-    chunk: list[Candidate], definitions: Mapping[str, Any]
-) -> list[tuple[tuple[int, tuple[str, ...]], str, Any]]:
-    results: list[tuple[tuple[int, tuple[str, ...]], str, Any]] = []
-    metrics_by_task: dict[str, dict[str, Any]] = {}
-    for root_index, parts, path, depth in chunk:
-        action, payload = decide_folder(path, depth)
-        key = (root_index, parts)
-        if action == "task":
-            task_id = os.path.basename(path)
-            definition = definitions.get(task_id)
-            if task_id not in metrics_by_task:
-                metrics_by_task[task_id] = task_definition_metrics(task_id, definition)
-            run = extract_result(
-                path,
-                definition,
-                None,
-                read_results_file=False,
-                listing=payload,
-                metrics=dict(metrics_by_task[task_id]),
-            )
-            results.append((key, "task", run))
-        elif action == "walk":
-            results.append((key, "walk", payload.subfolders))
-        else:
-            results.append((key, "skip", payload))
-    return results
+def _log_count(job: Any, output: list[tuple[Any, ...]]) -> int:
+    """Logs read in a chunk's output (the progress bar counts logs; the automatic pool starts on them)."""
+    return sum(
+        payload["total_agent_logs_found"] if kind == "run" else len(payload)
+        for units, *_ in output
+        for kind, _, payload in units
+    )
 
 
 def _chunks(items: list[Any], size: int) -> list[list[Any]]:
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
+def _jobs(chunks: list[list[Candidate]], definitions: Mapping[str, Any], max_bytes: int) -> list[Any]:
+    return [
+        (
+            chunk,
+            {name: definitions[name] for c in chunk if (name := os.path.basename(c[2])) in definitions},
+            max_bytes,
+        )
+        for chunk in chunks
+    ]
+
+
+def _walk(
+    roots: list[str], definitions: Mapping[str, Any], workers: int | None, progress: bool, chunk_size: int,
+    max_bytes: int,
+) -> tuple[list[tuple[Key, int, str, Any]], list[tuple[Key, SkippedFolder]]]:
+    """(units in walk order as (key, position, kind, payload), skipped entries with their keys)."""
+    auto = workers is None
+    pool_size = (os.cpu_count() or 1) if auto else workers
+    pending: list[Candidate] = []
+    for index, root in enumerate(roots):
+        real = os.path.realpath(root)
+        pending.append((index, (), os.path.normpath(root), 0, "current", real, (real,)))
+    found: list[tuple[Key, int, str, Any]] = []
+    skipped: list[tuple[Key, SkippedFolder]] = []
+    walked: dict[str, str] = {}  # real path -> the path it was scanned under
+    logs_seen = 0
+    with FanOut(
+        workers=pool_size, progress=progress, description="agent logs", unit="log", preload=WORKER_PRELOAD
+    ) as fan:
+        while pending:
+            fresh: list[Candidate] = []
+            for candidate in pending:  # in key order: the first path to reach a real folder scans it
+                key = (candidate[0], candidate[1])
+                if candidate[5] in walked:
+                    reason = f"same folder as {display_text(walked[candidate[5]])} (analysed once)"
+                    skipped.append((key, SkippedFolder(candidate[2], reason)))
+                else:
+                    walked[candidate[5]] = candidate[2]
+                    fresh.append(candidate)
+            chunks = _chunks(sorted(fresh, key=lambda c: (c[0], c[1])), chunk_size)
+            outputs: list[list[tuple[Any, ...]]] = []
+            position = 0
+            while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
+                output = _process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
+                logs_seen += _log_count(None, output)
+                outputs.append(output)
+                position += 1
+            for output in fan.map(_process_chunk, _jobs(chunks[position:], definitions, max_bytes), _log_count):
+                logs_seen += _log_count(None, output)
+                outputs.append(output)
+            pending = []
+            for chunk, output in zip(chunks, outputs, strict=True):
+                for candidate, (units, subfolders, scan_skipped, s3_marker) in zip(chunk, output, strict=True):
+                    root_index, parts, path, depth, _, real, allowed = candidate
+                    key = (root_index, parts)
+                    found.extend((key, number, kind, (unit, payload)) for number, (kind, unit, payload) in enumerate(units))
+                    skipped.extend((key, item) for item in scan_skipped)
+                    hint = "s3_download" if s3_marker else "current"
+                    for name, link_real in subfolders:
+                        child_real = link_real if link_real is not None else os.path.join(real, name)
+                        child_allowed = allowed if link_real is None else (*allowed, link_real)
+                        pending.append(
+                            (root_index, (*parts, name), os.path.join(path, name), depth + 1, hint, child_real, child_allowed)
+                        )
+    return found, skipped
+
+
+def _combine_partials(
+    partials: list[tuple[Key, int, TaskUnit, list[dict[str, Any]]]], definitions: Mapping[str, Any]
+) -> list[tuple[Key, int, dict[str, Any]]]:
+    """Runs of per-run folders and flat files: one per (experiment folder, task id, layout)."""
+    groups: dict[tuple[str, str, str], list[tuple[Key, int, TaskUnit, list[dict[str, Any]]]]] = {}
+    for item in partials:
+        unit = item[2]
+        experiment = unit.folder if unit.layout == "flat" else os.path.dirname(unit.folder)
+        groups.setdefault((experiment, unit.task_id, unit.layout), []).append(item)
+    runs = []
+    for (experiment, task_id, layout), items in groups.items():
+        outcomes = [outcome for _, _, _, unit_outcomes in items for outcome in unit_outcomes]
+        ignored = sorted({name for _, _, unit, _ in items for name in unit.others})
+        definition = definitions.get(task_id)
+        run = build_run(
+            task_id,
+            experiment,
+            layout,
+            outcomes,
+            definition,
+            ignored_files=ignored,
+            unit_key=f"{os.path.realpath(experiment)}{os.sep}{task_id}#{layout}",
+        )
+        first = min(items, key=lambda item: (item[0], item[1]))
+        runs.append((first[0], first[1], run))
+    return runs
+
+
+def _rebuild_with_stale(run: dict[str, Any], marks: dict[int, str], definitions: Mapping[str, Any]) -> dict[str, Any]:
+    outcomes = [mark_stale(o, marks[i]) if i in marks else o for i, o in enumerate(run["agent_outcomes"])]
+    return build_run(
+        run["task_id"],
+        run["folder_path"],
+        run["layout"],
+        outcomes,
+        definitions.get(run["task_id"]),
+        run["model_name"],
+        metrics=run["task_definition_metrics"],
+        ignored_files=run["ignored_files"],
+        unit_key=run["unit_key"],
+    )
+
+
 def collect_runs(
     roots: list[str],
     definitions: Mapping[str, Any],
-    workers: int = 1,
+    workers: int | None = 1,
     progress: bool = False,
-    chunk_size: int = 200,
+    chunk_size: int = CHUNK_SIZE,
+    max_bytes: int = DEFAULT_MAX_LOG_BYTES,
 ) -> tuple[list[dict[str, Any]], list[SkippedFolder]]:
-    """(per-run dicts, skipped folders) for roots, walking and parsing in chunks over `workers`
-    processes; the result is identical for any number of workers (sorted walk order, deduplicated)."""
-    real_roots = [os.path.realpath(root) for root in roots]
-    pending: list[Candidate] = [(index, (), os.path.normpath(root), 0) for index, root in enumerate(roots)]
-    decided: Decided = []
-    with (
-        FanOut(
-            workers=workers,
-            progress=progress,
-            description="task folders",
-            unit="folder",
-            preload=WORKER_PRELOAD,
-        ) as fan,
-        _gc_paused(),
-    ):
-        while pending:
-            jobs = [
-                (
-                    chunk,
-                    {
-                        name: definitions[name]
-                        for _, _, path, _ in chunk
-                        if (name := os.path.basename(path)) in definitions
-                    },
-                )
-                for chunk in _chunks(pending, chunk_size)
-            ]
-            next_pending: list[Candidate] = []
-            for (chunk, _), output in zip(jobs, fan.map(_process_chunk, jobs, _task_count), strict=True):
-                for (key, action, payload), candidate in zip(output, chunk, strict=True):
-                    decided.append((key, action, payload))
-                    if action == "walk":
-                        root_index, parts, path, depth = candidate
-                        next_pending.extend(
-                            (root_index, (*parts, name), os.path.join(path, name), depth + 1)
-                            for name in payload
-                        )
-            pending = next_pending
-    decided.sort(key=lambda item: item[0])
-    runs: list[dict[str, Any]] = []
-    skipped: list[SkippedFolder] = []
-    seen: set[str] = set()
-    for (root_index, parts), action, payload in decided:
-        if action == "task":
-            real = os.path.join(real_roots[root_index], *parts)
-            if real not in seen:
-                seen.add(real)
-                runs.append(payload)
-        elif action == "skip":
-            path = os.path.join(os.path.normpath(roots[root_index]), *parts)
-            skipped.append(SkippedFolder(path, payload))
-    return runs, skipped
+    """(per-run dicts, skipped entries) for roots; identical for any number of workers and chunk size."""
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise ParameterError(f"workers: must be >= 1 (or None for automatic), got {workers}")
+    if max_bytes < 1:
+        raise ParameterError(f"max_bytes: must be >= 1, got {max_bytes}")
+    with _gc_paused():
+        found, skipped = _walk(roots, definitions, workers, progress, chunk_size, max_bytes)
+        complete = [(key, number, payload[1]) for key, number, kind, payload in found if kind == "run"]
+        partials = [(key, number, payload[0], payload[1]) for key, number, kind, payload in found if kind == "partial"]
+        ordered = sorted(complete + _combine_partials(partials, definitions), key=lambda item: (item[0], item[1]))
+        runs = [run for _, _, run in ordered]
+        marks = find_identical_copies(runs, display_text)
+        by_run: dict[int, dict[int, str]] = {}
+        for (run_position, outcome_position), reason in marks.items():
+            by_run.setdefault(run_position, {})[outcome_position] = reason
+        for run_position, run_marks in by_run.items():
+            runs[run_position] = _rebuild_with_stale(runs[run_position], run_marks, definitions)
+    skipped.sort(key=lambda item: (item[0], item[1].path))
+    return runs, [item for _, item in skipped]
+
+
+def walk_tree(roots: list[str]) -> tuple[list[TaskUnit], list[SkippedFolder]]:
+    """Task units (without their logs) and skipped entries under roots, as `collect_runs` finds them."""
+    runs, skipped = collect_runs(roots, {}, workers=1)
+    return [TaskUnit(run["layout"], run["task_id"], run["folder_path"], ()) for run in runs], skipped

@@ -25,10 +25,14 @@ Outcome dict keys (one row of the `mindcraft_agents` table):
 | `agent_log_processed` | False exactly when the status is LOG_FILE_ERROR |
 | `parsing_errors` | human-readable problems: reason of a LOG_FILE_ERROR, clipping, stale scores, turns that are not objects (skipped; a turn whose content is not a string cannot hold a verdict) |
 | `file_size_bytes` | size read (None when unreadable) |
+| `task_start_ms` | the log's `taskStart` (ms since the epoch; None when absent): the stale-log check compares it |
+| `stale_reason` | why the log was judged stale (copied from another task; see `stale.py`), else None |
 
-Speed matters (tens of thousands of logs per second): the file is read with one `os.read`, decoded
-strictly, parsed by the C `json` decoder, and turns are only walked when the raw bytes contain a
-verdict phrase at all; regexes are compiled once.
+Speed matters (tens of thousands of logs per second): the file is read with one `os.read` (`files.py`:
+regular files only, capped), parsed by orjson straight from the bytes (it validates UTF-8 too), and
+only what orjson rejects goes through the standard library: Mindcraft logs hold lone-surrogate escapes
+such as `\ud83d` from broken emoji, valid for Python's json, refused by orjson. Turns are only walked
+when the raw bytes contain a verdict phrase at all; regexes are compiled once.
 """
 
 from __future__ import annotations
@@ -40,7 +44,17 @@ import os
 import re
 from typing import Any
 
+from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, RefusedFile, read_regular_file
 from cogames_lib.outcomes import CompletionStatus
+
+try:  # a speed-up, not a requirement: without it every log takes the standard-library path
+    import orjson
+
+    _orjson_loads: Any = orjson.loads
+    _OrjsonError: Any = orjson.JSONDecodeError
+except ImportError:  # pragma: no cover - orjson is pinned in requirements.lock
+    _orjson_loads = None
+    _OrjsonError = ValueError
 
 AGENT_LOG_NAME = re.compile(r"^(?P<agent>[A-Za-z]+_\d+)_(?P<run>\d+)\.json$")
 
@@ -53,11 +67,13 @@ LEGACY_LINE = re.compile(
 )
 
 # Legacy phrase -> (status, score as a fraction of full). Classified by the phrase, not the code:
-# runs with `code : undefined` exist, and the phrase is what the old scripts keyed on.
+# runs with `code : undefined` exist, and the phrase is what the old scripts keyed on. "No other agents
+# found" (code 3) is the path that today ends the task with a logged score of 0 after 30 s, so both
+# eras give the same status: FAILED_SCORE_ZERO with a score of 0.
 LEGACY_VERDICTS: dict[str, tuple[CompletionStatus, float | None]] = {
     "Task successful": (CompletionStatus.SUCCESS, 1.0),
     "Task timeout reached": (CompletionStatus.TIMED_OUT, None),
-    "No other agents found": (CompletionStatus.NO_SCORE_LOGGED, None),
+    "No other agents found": (CompletionStatus.FAILED_SCORE_ZERO, 0.0),
 }
 
 # Cheap byte-level pre-check: a log whose bytes hold neither marker cannot hold a verdict, so its
@@ -68,9 +84,6 @@ VERDICT_MARKERS: tuple[bytes, ...] = (b"ended", b"\\u006")
 
 SCORE_SCALE_BY_TASK_TYPE: dict[str, float] = {"construction": 100.0, "cooking": 1.0, "techtree": 1.0}
 
-_READ_CHUNK = 1 << 16
-# O_NONBLOCK: a FIFO that happens to carry a log's name reads as empty instead of hanging the run.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 _NO_SCORE = CompletionStatus.NO_SCORE_LOGGED.value
 _LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
 # The C scanner behind json.loads, called directly: saves three Python-level calls per log.
@@ -88,20 +101,9 @@ def parse_agent_log_name(file_name: str) -> tuple[str, int] | None:
     return match.group("agent"), int(match.group("run"))
 
 
-def read_bytes(path: str) -> bytes:
-    """Whole file in as few syscalls as possible (no pathlib, no buffered reader)."""
-    descriptor = os.open(path, _OPEN_FLAGS)
-    try:
-        chunk = os.read(descriptor, _READ_CHUNK)
-        if len(chunk) < _READ_CHUNK:
-            return chunk
-        parts = [chunk]
-        while chunk:
-            chunk = os.read(descriptor, _READ_CHUNK)
-            parts.append(chunk)
-        return b"".join(parts)
-    finally:
-        os.close(descriptor)
+def read_bytes(path: str, max_bytes: int = DEFAULT_MAX_LOG_BYTES) -> bytes:
+    """Whole file (regular files only, capped); raises `RefusedFile` or `OSError` (`files.py`)."""
+    return read_regular_file(path, max_bytes)
 
 
 def _error(file_name: str, reason: str, size: int | None) -> dict[str, Any]:
@@ -121,7 +123,18 @@ def _error(file_name: str, reason: str, size: int | None) -> dict[str, Any]:
         "agent_log_processed": False,
         "parsing_errors": [reason],
         "file_size_bytes": size,
+        "task_start_ms": None,
+        "stale_reason": None,
     }
+
+
+def _task_start(document: Any) -> float | None:
+    if type(document) is not dict:
+        return None
+    value = document.get("taskStart")
+    if type(value) is int or type(value) is float:
+        return value if value == value else None  # NaN is no time
+    return None
 
 
 def _find_verdict(turns: list[Any], single: bool) -> tuple[str | None, str | None, float | None, int]:
@@ -201,6 +214,31 @@ def _parse_json(text: str) -> Any:
     return json.loads(text)
 
 
+class _Problem:
+    """Why a log is no JSON document (a class, so the hot path tests `type(x) is _Problem`)."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _stdlib_document(data: bytes) -> Any:
+    """The standard library's reading of what orjson rejected (or of everything, without orjson)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return _Problem(f"not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start}")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        return _parse_json(text)
+    except ValueError as error:  # JSONDecodeError
+        return _Problem(f"not JSON: {error}")
+    except RecursionError:
+        return _Problem("not JSON: nesting too deep")
+
+
 def analyze_log_bytes(file_name: str, data: bytes, score_scale: float | None = None) -> dict[str, Any]:
     """The outcome dict of one log given its bytes. Never raises on any content."""
     names = parse_agent_log_name(file_name)
@@ -216,17 +254,11 @@ def outcome_from_bytes(
     if size == 0:
         return _error(file_name, "empty file", 0)
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return _error(file_name, f"not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start}", size)
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    try:
-        document = _parse_json(text)
-    except ValueError as error:  # JSONDecodeError
-        return _error(file_name, f"not JSON: {error}", size)
-    except RecursionError:
-        return _error(file_name, "not JSON: nesting too deep", size)
+        document = _orjson_loads(data)
+    except (_OrjsonError, TypeError):  # NaN, lone surrogates, a BOM, bad UTF-8: the stdlib decides and explains
+        document = _stdlib_document(data)
+        if type(document) is _Problem:
+            return _error(file_name, document.reason, size)
     if type(document) is dict:
         turns = document.get("turns")
         if type(turns) is not list:
@@ -271,28 +303,41 @@ def outcome_from_bytes(
         "agent_log_processed": True,
         "parsing_errors": errors,
         "file_size_bytes": size,
+        "task_start_ms": _task_start(document),
+        "stale_reason": None,
     }
 
 
-def analyze_json_file(path: str | os.PathLike[str], score_scale: float | None = None) -> dict[str, Any]:
+def analyze_json_file(
+    path: str | os.PathLike[str], score_scale: float | None = None, max_bytes: int = DEFAULT_MAX_LOG_BYTES
+) -> dict[str, Any]:
     """Outcome dict of one agent log file (keys in the module docstring). Never raises on content.
 
     `score_scale` is the full score (100 for construction, 1 otherwise); None infers it from the
-    logged number. An unreadable file (missing, a directory, no permission) is a LOG_FILE_ERROR too.
+    logged number. An unreadable or refused file (missing, no permission, not a regular file, over
+    `max_bytes`) is a LOG_FILE_ERROR too.
     """
     path_text = os.fspath(path)
     file_name = os.path.basename(path_text)
+    if os.path.islink(path_text):  # a path given by hand is followed; the type and size checks still apply
+        path_text = os.path.realpath(path_text)
     try:
-        data = read_bytes(path_text)
+        data = read_bytes(path_text, max_bytes)
+    except RefusedFile as refusal:
+        return _error(file_name, f"not read: {refusal}", None)
     except OSError as error:
         return _error(file_name, f"unreadable: {error.strerror or error}", None)
     return analyze_log_bytes(file_name, data, score_scale)
 
 
-def read_outcome(folder: str, file_name: str, agent: str, run: int) -> dict[str, Any]:
-    """`analyze_json_file` for a listed agent log (no path or name parsing; the folder loop's call)."""
+def read_outcome(
+    path: str, file_name: str, agent: str, run: int, max_bytes: int = DEFAULT_MAX_LOG_BYTES
+) -> dict[str, Any]:
+    """`analyze_json_file` for a listed agent log (no name parsing; the folder loop's call)."""
     try:
-        data = read_bytes(folder + os.sep + file_name)
+        data = read_bytes(path, max_bytes)
+    except RefusedFile as refusal:
+        return _error(file_name, f"not read: {refusal}", None)
     except OSError as error:
         return _error(file_name, f"unreadable: {error.strerror or error}", None)
     return outcome_from_bytes(file_name, agent, run, data, None)
