@@ -6,7 +6,8 @@ tree covers every message variant and edge case of spec/mindcraft_logs.md: curre
 a score logged by one agent only, a stale duplicate score, a timeout next to a success, a score line
 quoted by a user turn, empty folders (unrun tasks), a truncated log, a non-UTF-8 log, an empty file,
 a bare list of turns, a wrong-shape log, 1 to 5 agents, repetitions, an agent-count mismatch, a task
-id without a definition, `analysis_results/` and a non-task folder, results.txt with and without a model.
+id without a definition, `analysis_results/` and a non-task folder, results.txt with and without a model,
+and (`sample_layouts.py`) the S3-download, per-run and flat layouts with a stale copied log.
 
 Regenerate the committed sample (deterministic for a seed):
 
@@ -25,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cogames_lib.errors import ParameterError
+from cogames_lib.mindcraft.sample_layouts import LAYOUT_SAMPLE_FOLDERS, write_flat, write_per_run, write_s3_download
 from cogames_lib.mindcraft.tasks import load_task_definitions, task_type_of
 
 AGENT_NAMES: tuple[str, ...] = ("Andy", "Jill", "Bob", "Sally", "Mike")
@@ -48,7 +50,9 @@ BASE_TASK_START_MS = 1_742_300_000_000
 CURRENT_EXPERIMENT = "claude-3-5-haiku_mixed_tasks_03-20_09-15"
 LEGACY_EXPERIMENT = "gpt-4o_techtree_legacy_02-10_11-40"
 SOLO_EXPERIMENT = "llama-3-8b_solo_04-02_16-20"
-SAMPLE_EXPERIMENTS: frozenset[str] = frozenset({CURRENT_EXPERIMENT, LEGACY_EXPERIMENT, SOLO_EXPERIMENT})
+SAMPLE_EXPERIMENTS: frozenset[str] = frozenset(
+    {CURRENT_EXPERIMENT, LEGACY_EXPERIMENT, SOLO_EXPERIMENT, *LAYOUT_SAMPLE_FOLDERS}
+)
 
 
 def js_number(value: float | str) -> str:
@@ -91,9 +95,13 @@ def make_agent_log(
     verdict: tuple[Any, ...] | None,
     turn_count: int,
     shape: str = "object",
+    task_start_ms: int | None = None,
 ) -> bytes:
     """The bytes of one synthetic agent log; `shape` is object, bare_list, wrong_shape, truncated,
-    non_utf8, empty or user_quote (a user turn quoting a score line, no real verdict)."""
+    non_utf8, empty or user_quote (a user turn quoting a score line, no real verdict).
+
+    `task_start_ms`: the log's `taskStart`; agents of one run start within seconds of each other, so
+    callers writing a run pass close values (`TreeWriter.run_starts`). None draws one at random."""
     if shape == "empty":
         return b""
     turns: list[dict[str, str]] = [
@@ -114,7 +122,7 @@ def make_agent_log(
         "turns": turns,
         "self_prompting_state": 0,
         "self_prompt": None,
-        "taskStart": BASE_TASK_START_MS + rng.randrange(10**8),
+        "taskStart": task_start_ms if task_start_ms is not None else BASE_TASK_START_MS + rng.randrange(10**8),
         "last_sender": partner,
     }
     if shape == "wrong_shape":
@@ -154,22 +162,34 @@ def _random_verdict(task_type: str, rng: random.Random) -> tuple[Any, ...] | Non
     return None
 
 
-def _write(path: str, data: bytes) -> None:
+def write_sample_file(path: str, data: bytes) -> None:
     with open(path, "wb") as handle:
         handle.write(data)
 
 
-class _TreeWriter:
+class TreeWriter:
     """Writes folders of an experiment; every random choice comes from one seeded generator."""
 
     def __init__(self, root: str, definitions: Mapping[str, Any], rng: random.Random) -> None:
         self.root, self.definitions, self.rng = root, definitions, rng
+        self.clock_ms = BASE_TASK_START_MS  # runs follow each other, as on one Minecraft server
+
+    def run_starts(self, agents: int) -> list[int]:
+        """`taskStart` of each agent of the next run: within 3 s of each other (agents connect one by
+        one); the next run starts 1-6 minutes later."""
+        start = self.clock_ms
+        self.clock_ms += self.rng.randint(60_000, 360_000)
+        return [start + self.rng.randrange(3000) for _ in range(agents)]
+
+    def log(self, agent: str, partner: str, task_id: str, verdict: Any, shape: str, start: int) -> bytes:
+        item = _item_of(self.definitions.get(task_id, {}))
+        return make_agent_log(agent, partner, item, self.rng, verdict, self.rng.randint(4, 9), shape, start)
 
     def experiment(self, name: str, results: str | None) -> str:
         path = os.path.join(self.root, name)
         os.makedirs(path)
         if results is not None:
-            _write(os.path.join(path, "results.txt"), results.encode())
+            write_sample_file(os.path.join(path, "results.txt"), results.encode())
         return path
 
     def folder(
@@ -182,16 +202,14 @@ class _TreeWriter:
         folder = os.path.join(experiment, task_id)
         os.makedirs(folder)
         if not runs:  # git drops empty directories; the parser ignores hidden files
-            _write(os.path.join(folder, ".gitkeep"), b"")
-        item = _item_of(self.definitions.get(task_id, {}))
+            write_sample_file(os.path.join(folder, ".gitkeep"), b"")
         for run_index, agents in enumerate(runs):
             names = [f"{AGENT_NAMES[index]}_0" for index in range(len(agents))]
+            starts = self.run_starts(len(agents))
             for index, (verdict, shape) in enumerate(agents):
                 partner = names[(index + 1) % len(names)] if len(names) > 1 else "Jill_0"
-                data = make_agent_log(
-                    names[index], partner, item, self.rng, verdict, self.rng.randint(4, 9), shape
-                )
-                _write(os.path.join(folder, f"{names[index]}_{run_index}.json"), data)
+                data = self.log(names[index], partner, task_id, verdict, shape, starts[index])
+                write_sample_file(os.path.join(folder, f"{names[index]}_{run_index}.json"), data)
 
     def random_folder(
         self, experiment: str, task_id: str, repetitions: int, agents: int | None = None
@@ -225,7 +243,7 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
     short = [f"{len(ids)}/{count} {kind}" for kind, ids, count in needed if len(ids) < count]
     if short:
         raise ParameterError(f"task_files: too few tasks: {', '.join(short)} (found/needed)")
-    writer = _TreeWriter(root, definitions, rng)
+    writer = TreeWriter(root, definitions, rng)
     ok, none = "object", None
 
     current = writer.experiment(CURRENT_EXPERIMENT, "{'model': 'claude-3-5-haiku-latest', 'total': 42}")
@@ -251,9 +269,9 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
     five = [(none, ok)] * 4 + [(("score", 1), ok)]
     writer.folder(current, cooking[5], [five])  # 5 agents where the definition says 2
     os.makedirs(os.path.join(current, "analysis_results"))
-    _write(os.path.join(current, "analysis_results", "summary.csv"), b"task,success\n")
+    write_sample_file(os.path.join(current, "analysis_results", "summary.csv"), b"task,success\n")
     os.makedirs(os.path.join(current, "notes"))
-    _write(os.path.join(current, "notes", "readme.txt"), b"operator notes, not a task\n")
+    write_sample_file(os.path.join(current, "notes", "readme.txt"), b"operator notes, not a task\n")
 
     legacy = writer.experiment(LEGACY_EXPERIMENT, "{'model': 'gpt-4o', 'total': 9}")
     success, timeout = ("legacy", "Task successful", 2), ("legacy", "Task timeout reached", 4)
@@ -279,6 +297,11 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
         undefined += "_undefined"
     writer.folder(solo, undefined, [[(("score", 100), ok), (none, ok)]])
     writer.folder(solo, church, [[(("score", 14.285714285714286), ok), (none, ok)]])
+
+    # The other layouts (sample_layouts.py): S3 download with a stale copied log, per-run, flat.
+    write_s3_download(writer, techtree2[13:16])
+    write_per_run(writer, cooking[:4] + techtree2[:8])
+    write_flat(writer, techtree2[8:12] + techtree3[:4])
 
 
 def _check_replaceable(target: str) -> None:
