@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -52,7 +53,9 @@ def outcome(data: bytes, scale: float | None = None, name: str = "Andy_0_0.json"
         ("Task successful ended with code : undefined", 1, S.SUCCESS, 1.0),
         ("Task timeout reached ended with code : 4", 1, S.TIMED_OUT, None),
         ("Task timeout reached ended with code : undefined", 1, S.TIMED_OUT, None),
-        ("No other agents found ended with code : 3", 1, S.NO_SCORE_LOGGED, None),
+        # code 3 is today's "agents missing" path, which logs a 0: both eras give the same status
+        ("No other agents found ended with code : 3", 1, S.FAILED_SCORE_ZERO, 0.0),
+        ("No other agents found ended with code : undefined", 1, S.FAILED_SCORE_ZERO, 0.0),
     ],
 )
 def test_each_message_variant_gives_its_status(
@@ -160,7 +163,8 @@ def test_broken_files_are_log_file_errors_with_a_reason(data: bytes, reason: str
 
 def test_unreadable_path_is_a_log_file_error(tmp_path) -> None:
     assert analyze_json_file(tmp_path / "Andy_0_0.json")["completion_status"] == S.LOG_FILE_ERROR
-    assert analyze_json_file(tmp_path)["parsing_errors"][0].startswith("unreadable")
+    assert analyze_json_file(tmp_path / "Andy_0_0.json")["parsing_errors"][0].startswith("unreadable")
+    assert analyze_json_file(tmp_path)["parsing_errors"][0] == "not read: a directory, not a regular file"
 
 
 def test_file_and_bytes_give_the_same_outcome(tmp_path) -> None:
@@ -310,4 +314,37 @@ def test_a_fifo_named_like_a_log_does_not_hang(tmp_path) -> None:
     if not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs on this platform")
     os.mkfifo(tmp_path / "Andy_0_0.json")
-    assert analyze_json_file(tmp_path / "Andy_0_0.json")["completion_status"] == S.LOG_FILE_ERROR
+    result = analyze_json_file(tmp_path / "Andy_0_0.json")
+    assert result["completion_status"] == S.LOG_FILE_ERROR
+    assert result["parsing_errors"] == ["not read: a FIFO, not a regular file"]
+
+
+def test_lone_surrogate_escapes_fall_back_to_the_standard_library() -> None:
+    # orjson refuses `\ud83d` (half of a broken emoji); Python's json reads it: the log must still count
+    import orjson
+
+    data = log_bytes("Task ended with score : 1", extra_turns=[{"role": "user", "content": "x"}])
+    data = data.replace(b'"x"', b'"broken emoji \\ud83d here"')
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(data)
+    result = outcome(data)
+    assert result["completion_status"] == S.SUCCESS and result["task_start_ms"] == 1742300000000
+
+
+def test_orjson_and_the_standard_library_agree_on_a_normal_log() -> None:
+    from cogames_lib.mindcraft import logs
+
+    data = log_bytes("Task ended with score : 57.14285714285714")
+    fast = outcome(data, 100)
+    with mock.patch.object(logs, "_orjson_loads", None):  # TypeError -> the stdlib path
+        slow = outcome(data, 100)
+    assert fast == slow
+
+
+def test_size_cap_refuses_a_large_file_without_reading_it(tmp_path) -> None:
+    path = tmp_path / "Andy_0_0.json"
+    with open(path, "wb") as handle:  # sparse: 1 GB on paper, nothing on disk
+        handle.truncate(1 << 30)
+    result = analyze_json_file(path, max_bytes=1 << 20)
+    assert result["completion_status"] == S.LOG_FILE_ERROR
+    assert "over the 1,048,576-byte cap" in result["parsing_errors"][0]
