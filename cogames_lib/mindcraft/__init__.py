@@ -27,7 +27,7 @@ from cogames_lib.mindcraft.aggregate import (
     runs_table,
     skipped_table,
 )
-from cogames_lib.mindcraft.compare import compare_models
+from cogames_lib.mindcraft.compare import compare_models, most_paired_models
 from cogames_lib.mindcraft.discovery import (
     LAYOUTS,
     NO_SCORE_POLICIES,
@@ -64,6 +64,7 @@ __all__ = [
     "SKIPPED_COLUMNS",
     "STALE_START_SKEW_S",
     "compare_models",
+    "most_paired_models",
     "skipped_table",
     "task_file_paths",
     "NO_SCORE_POLICIES",

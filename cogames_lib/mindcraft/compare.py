@@ -103,3 +103,15 @@ def compare_models(
         unpaired_b=len(tasks_b) - len(paired),
     )
     return table
+
+
+def most_paired_models(runs: pd.DataFrame) -> tuple[str, str] | None:
+    """The two models sharing the most task ids (ties: by name), or None with fewer than two models."""
+    named = runs[runs["model_name"].notna()]
+    tasks = {str(model): set(group["task_id"].astype(str)) for model, group in named.groupby("model_name", observed=True)}
+    models = sorted(tasks)
+    pairs = [(len(tasks[a] & tasks[b]), a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
+    if not pairs:
+        return None
+    _, a, b = min(pairs, key=lambda item: (-item[0], item[1], item[2]))
+    return (a, b)
