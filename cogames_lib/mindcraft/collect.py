@@ -38,6 +38,7 @@ CHUNK_SIZE = 200
 # it, real path, real directories whose files symlinks may point at)
 Candidate = tuple[int, tuple[str, ...], str, int, str, str, tuple[str, ...]]
 Key = tuple[int, tuple[str, ...]]
+Found = tuple[Key, int, str, TaskUnit, Any]  # (key, position in its folder, "run" | "partial", unit, payload)
 
 
 @contextmanager
@@ -54,12 +55,28 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+# task id -> (its definition, its metrics): a task id recurs in every experiment, its metrics need
+# computing once per process (checked against the definition, which a later job may change)
+_METRICS_CACHE: dict[str, tuple[Any, dict[str, Any]]] = {}
+_METRICS_CACHE_LIMIT = 100_000
+
+
+def cached_metrics(task_id: str, definition: Any) -> dict[str, Any]:
+    cached = _METRICS_CACHE.get(task_id)
+    if cached is not None and (cached[0] is definition or cached[0] == definition):
+        return cached[1]
+    if len(_METRICS_CACHE) > _METRICS_CACHE_LIMIT:
+        _METRICS_CACHE.clear()
+    metrics = task_definition_metrics(task_id, definition)
+    _METRICS_CACHE[task_id] = (definition, metrics)
+    return metrics
+
+
 def _process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> list[tuple[Any, ...]]:
     """Scan each candidate of a (chunk, definitions, max bytes) job; parse what it holds."""
     with _gc_paused():
         chunk, definitions, max_bytes = job
         results = []
-        metrics_by_task: dict[str, dict[str, Any]] = {}
         for candidate in chunk:
             _, _, path, depth, hint, real, allowed = candidate
             scan = scan_folder(path, depth, hint, allowed)
@@ -70,15 +87,13 @@ def _process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> list[
                     units.append(("partial", unit._replace(logs=()), outcomes))
                     continue
                 definition = definitions.get(unit.task_id)
-                if unit.task_id not in metrics_by_task:
-                    metrics_by_task[unit.task_id] = task_definition_metrics(unit.task_id, definition)
                 run = build_run(
                     unit.task_id,
                     path,
                     unit.layout,
                     outcomes,
                     definition,
-                    metrics=dict(metrics_by_task[unit.task_id]),
+                    metrics=cached_metrics(unit.task_id, definition),  # shared: nothing mutates it
                     ignored_files=unit.others,
                     unit_key=real,
                 )
@@ -101,6 +116,9 @@ def _chunks(items: list[Any], size: int) -> list[list[Any]]:
 
 
 def _jobs(chunks: list[list[Candidate]], definitions: Mapping[str, Any], max_bytes: int) -> list[Any]:
+    """(chunk, the definitions its folder names need, max bytes) per chunk: workers get only those."""
+    if not definitions:
+        return [(chunk, {}, max_bytes) for chunk in chunks]
     return [
         (
             chunk,
@@ -114,15 +132,15 @@ def _jobs(chunks: list[list[Candidate]], definitions: Mapping[str, Any], max_byt
 def _walk(
     roots: list[str], definitions: Mapping[str, Any], workers: int | None, progress: bool, chunk_size: int,
     max_bytes: int,
-) -> tuple[list[tuple[Key, int, str, Any]], list[tuple[Key, SkippedFolder]]]:
-    """(units in walk order as (key, position, kind, payload), skipped entries with their keys)."""
+) -> tuple[list[Found], list[tuple[Key, SkippedFolder]]]:
+    """(what each folder held, skipped entries with their keys); sort both by key for the walk order."""
     auto = workers is None
     pool_size = (os.cpu_count() or 1) if auto else workers
     pending: list[Candidate] = []
     for index, root in enumerate(roots):
         real = os.path.realpath(root)
         pending.append((index, (), os.path.normpath(root), 0, "current", real, (real,)))
-    found: list[tuple[Key, int, str, Any]] = []
+    found: list[Found] = []
     skipped: list[tuple[Key, SkippedFolder]] = []
     walked: dict[str, str] = {}  # real path -> the path it was scanned under
     logs_seen = 0
@@ -139,7 +157,8 @@ def _walk(
                 else:
                     walked[candidate[5]] = candidate[2]
                     fresh.append(candidate)
-            chunks = _chunks(sorted(fresh, key=lambda c: (c[0], c[1])), chunk_size)
+            fresh.sort()  # by (root index, path parts) first: the walk order
+            chunks = _chunks(fresh, chunk_size)
             outputs: list[list[tuple[Any, ...]]] = []
             position = 0
             while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
@@ -155,15 +174,18 @@ def _walk(
                 for candidate, (units, subfolders, scan_skipped, s3_marker) in zip(chunk, output, strict=True):
                     root_index, parts, path, depth, _, real, allowed = candidate
                     key = (root_index, parts)
-                    found.extend((key, number, kind, (unit, payload)) for number, (kind, unit, payload) in enumerate(units))
-                    skipped.extend((key, item) for item in scan_skipped)
+                    for number, (kind, unit, payload) in enumerate(units):
+                        found.append((key, number, kind, unit, payload))
+                    if scan_skipped:
+                        skipped.extend((key, item) for item in scan_skipped)
                     hint = "s3_download" if s3_marker else "current"
+                    prefix, real_prefix = path + os.sep, real + os.sep
                     for name, link_real in subfolders:
-                        child_real = link_real if link_real is not None else os.path.join(real, name)
-                        child_allowed = allowed if link_real is None else (*allowed, link_real)
-                        pending.append(
-                            (root_index, (*parts, name), os.path.join(path, name), depth + 1, hint, child_real, child_allowed)
-                        )
+                        if link_real is None:
+                            child = (root_index, (*parts, name), prefix + name, depth + 1, hint, real_prefix + name, allowed)
+                        else:
+                            child = (root_index, (*parts, name), prefix + name, depth + 1, hint, link_real, (*allowed, link_real))
+                        pending.append(child)
     return found, skipped
 
 
@@ -193,6 +215,10 @@ def _combine_partials(
         first = min(items, key=lambda item: (item[0], item[1]))
         runs.append((first[0], first[1], run))
     return runs
+
+
+def _walk_order(item: tuple[Any, ...]) -> tuple[Key, int]:
+    return item[0], item[1]
 
 
 def _rebuild_with_stale(run: dict[str, Any], marks: dict[int, str], definitions: Mapping[str, Any]) -> dict[str, Any]:
@@ -225,10 +251,14 @@ def collect_runs(
         raise ParameterError(f"max_bytes: must be >= 1, got {max_bytes}")
     with _gc_paused():
         found, skipped = _walk(roots, definitions, workers, progress, chunk_size, max_bytes)
-        complete = [(key, number, payload[1]) for key, number, kind, payload in found if kind == "run"]
-        partials = [(key, number, payload[0], payload[1]) for key, number, kind, payload in found if kind == "partial"]
-        ordered = sorted(complete + _combine_partials(partials, definitions), key=lambda item: (item[0], item[1]))
-        runs = [run for _, _, run in ordered]
+        partials = [(key, number, unit, payload) for key, number, kind, unit, payload in found if kind == "partial"]
+        if partials:
+            complete = [(key, number, payload) for key, number, kind, _, payload in found if kind == "run"]
+            ordered = sorted(complete + _combine_partials(partials, definitions), key=_walk_order)
+            runs = [run for _, _, run in ordered]
+        else:  # found is in walk order already once sorted by key
+            found.sort(key=_walk_order)
+            runs = [payload for _, _, _, _, payload in found]
         marks = find_identical_copies(runs, display_text)
         by_run: dict[int, dict[int, str]] = {}
         for (run_position, outcome_position), reason in marks.items():

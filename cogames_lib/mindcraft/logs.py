@@ -90,6 +90,7 @@ _LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
 _scan_once = getattr(json.scanner, "c_make_scanner", None)
 _scan_once = _scan_once(json.JSONDecoder()) if _scan_once is not None else None
 _TYPES_OF_GOOD_TURNS = {dict}
+_NUMBER_TYPES = (int, float)  # taskStart; `start == start` leaves out NaN, which is no time
 _JSON_WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
@@ -126,15 +127,6 @@ def _error(file_name: str, reason: str, size: int | None) -> dict[str, Any]:
         "task_start_ms": None,
         "stale_reason": None,
     }
-
-
-def _task_start(document: Any) -> float | None:
-    if type(document) is not dict:
-        return None
-    value = document.get("taskStart")
-    if type(value) is int or type(value) is float:
-        return value if value == value else None  # NaN is no time
-    return None
 
 
 def _find_verdict(turns: list[Any], single: bool) -> tuple[str | None, str | None, float | None, int]:
@@ -303,7 +295,7 @@ def outcome_from_bytes(
         "agent_log_processed": True,
         "parsing_errors": errors,
         "file_size_bytes": size,
-        "task_start_ms": _task_start(document),
+        "task_start_ms": start if type(document) is dict and type(start := document.get("taskStart")) in _NUMBER_TYPES and start == start else None,
         "stale_reason": None,
     }
 

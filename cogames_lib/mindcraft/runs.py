@@ -40,6 +40,7 @@ from cogames_lib.mindcraft.files import (
 from cogames_lib.mindcraft.logs import (
     SCORE_SCALE_BY_TASK_TYPE,
     infer_score_scale,
+    outcome_from_bytes,
     read_outcome,
     rescale_outcome,
 )
@@ -100,8 +101,8 @@ def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _best_repetition(repetitions: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
-    if not repetitions:
-        return None
+    if len(repetitions) < 2:
+        return next(iter(repetitions.values()), None)
 
     def rank(item: tuple[int, dict[str, Any]]) -> tuple[int, float, int]:
         run_index, run = item
@@ -122,7 +123,10 @@ def read_unit(unit: TaskUnit, max_bytes: int = DEFAULT_MAX_LOG_BYTES) -> list[di
     """The outcome of every log of a task unit, each with the `source_path` it was read from."""
     outcomes = []
     for file_name, agent, run, path in unit.logs:
-        outcome = read_outcome(path, file_name, agent, run, max_bytes)
+        try:  # read_outcome, inlined: this loop runs once per log
+            outcome = outcome_from_bytes(file_name, agent, run, read_regular_file(path, max_bytes), None)
+        except (OSError, RefusedFile):
+            outcome = read_outcome(path, file_name, agent, run, max_bytes)  # the error outcome, worded once
         outcome["source_path"] = path
         outcomes.append(outcome)
     return outcomes
@@ -145,10 +149,12 @@ def build_run(
     The experiment is the folder itself for the `flat` and `per_run` layouts (their logs sit in or
     below it), else the folder's parent.
     """
-    experiment_root = folder if layout in ("flat", "per_run") else os.path.dirname(folder)
+    experiment_root = folder if layout in ("flat", "per_run") else folder.rpartition(os.sep)[0]
     task_type = task_type_of(task_id, task_definition)
     scale = _score_scale(task_type, outcomes)
-    outcomes = mark_skewed([rescale_outcome(outcome, scale) for outcome in outcomes])
+    if any(outcome["score_scale"] != scale for outcome in outcomes):
+        outcomes = [rescale_outcome(outcome, scale) for outcome in outcomes]
+    outcomes = mark_skewed(outcomes)
 
     by_run: dict[int, list[dict[str, Any]]] = {}
     for outcome in outcomes:
@@ -164,7 +170,7 @@ def build_run(
     return {
         "task_id": task_id,
         "folder_path": folder,
-        "experiment": os.path.basename(experiment_root),
+        "experiment": experiment_root.rpartition(os.sep)[2],
         "experiment_path": experiment_root,
         "model_name": model_name,
         "task_type": task_type,

@@ -61,11 +61,12 @@ def skew_seconds(outcome: dict[str, Any], partners: list[dict[str, Any]]) -> flo
 
 def mark_skewed(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Outcomes with every log that started too early for its repetition marked stale."""
+    starts = [o["task_start_ms"] for o in outcomes if o["task_start_ms"] is not None]
+    if len(starts) < 2 or max(starts) - min(starts) <= STALE_START_SKEW_S * 1000:
+        return outcomes  # the usual case: every log of the task started within the limit of the others
     by_run: dict[Any, list[dict[str, Any]]] = {}
     for outcome in outcomes:
         by_run.setdefault(outcome["run_index"], []).append(outcome)
-    if all(len(group) < 2 for group in by_run.values()):
-        return outcomes
     result = []
     for outcome in outcomes:
         skew = skew_seconds(outcome, by_run[outcome["run_index"]])
