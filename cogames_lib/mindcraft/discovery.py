@@ -20,6 +20,7 @@ Nothing is ever written; listings are sorted, so the order never depends on the 
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -46,6 +47,7 @@ NON_TASK_FOLDER_NAMES: dict[str, str] = {
 }
 S3_MARKER_FOLDER = "bots"
 match_current = AGENT_LOG_NAME.match
+_RUN_THEN_AGENT = operator.itemgetter(2, 1, 0)  # LogEntry order in a folder: run, agent, file name
 NO_SCORE_POLICIES: tuple[str, ...] = ("failure", "exclude")
 MAX_WALK_DEPTH = 5
 
@@ -124,7 +126,7 @@ def scan_folder(path: str, depth: int, layout_hint: str, allowed: tuple[str, ...
                     match = match_current(entry_name)
                     if match is not None:  # the common case, in as few calls as possible
                         agent, run = match.groups()
-                        current.append((int(run), agent, entry_name, read_path))
+                        current.append((entry_name, agent, int(run), read_path))
                         continue
                 elif entry.is_dir(follow_symlinks=False):
                     if _looks_like_log(entry_name):
@@ -152,7 +154,7 @@ def scan_folder(path: str, depth: int, layout_hint: str, allowed: tuple[str, ...
                     skipped.append(SkippedFolder(read_path, f"{_non_regular(entry)}, not read", "file"))
                     continue
                 if match := AGENT_LOG_NAME.match(entry_name):
-                    current.append((int(match.group("run")), match.group("agent"), entry_name, read_path))
+                    current.append((entry_name, match.group("agent"), int(match.group("run")), read_path))
                 elif match := PER_RUN_LOG_NAME.match(entry_name):
                     per_run.append((match.group("agent"), entry_name, read_path))
                 elif match := FLAT_LOG_NAME.match(entry_name):
@@ -163,16 +165,18 @@ def scan_folder(path: str, depth: int, layout_hint: str, allowed: tuple[str, ...
                     others.append(entry_name)
     except OSError as error:
         return FolderScan(skipped=(SkippedFolder(path, f"unreadable ({error.strerror or error})"),))
+    if current and not (others or per_run or flat or subfolders or skipped):  # a plain task folder
+        current.sort(key=_RUN_THEN_AGENT)
+        return FolderScan((TaskUnit(layout_hint, name, path, tuple(current)),))
     others.sort()
     subfolders.sort()
     skipped.sort(key=lambda item: item.path)
     s3_marker = any(sub == S3_MARKER_FOLDER for sub, _ in subfolders)
     units: list[TaskUnit] = []
     if current:
-        current.sort()
-        logs = tuple((file, agent, run, read) for run, agent, file, read in current)
+        current.sort(key=_RUN_THEN_AGENT)
         extra = sorted(others + [item[1] for item in per_run] + [item[3] for item in flat])
-        units.append(TaskUnit(layout_hint, name, path, logs, tuple(extra)))
+        units.append(TaskUnit(layout_hint, name, path, tuple(current), tuple(extra)))
         # a task folder is a leaf: folders inside it are listed, not walked
         skipped.extend(SkippedFolder(os.path.join(path, sub), "a folder inside a task folder") for sub, _ in subfolders)
         return FolderScan(tuple(units), (), tuple(skipped), s3_marker)

@@ -25,6 +25,7 @@ the expected count when the folder is empty; `repetitions` maps run index -> its
 from __future__ import annotations
 
 import ast
+import operator
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -66,6 +67,7 @@ _NO_SCORE = CompletionStatus.NO_SCORE_LOGGED.value
 _SUCCESS = CompletionStatus.SUCCESS.value
 _LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
 _STATUS_RANK = {status: rank for rank, status in enumerate(STATUS_ORDER)}
+_FIRST = operator.itemgetter(0)
 
 
 def read_model_name(experiment_root: str) -> str | None:
@@ -81,23 +83,22 @@ def read_model_name(experiment_root: str) -> str | None:
 
 
 def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
-    stale = next((outcome["stale_reason"] for outcome in outcomes if outcome.get("stale_reason")), None)
-    if stale is not None:
-        return {
-            "completion_status": _LOG_FILE_ERROR,
-            "raw_score": None,
-            "agent_log_count": len(outcomes),
-            "stale_reason": stale,
-        }
-    statuses = {outcome["completion_status"] for outcome in outcomes}
+    statuses = set()
+    best: float | None = None
+    for outcome in outcomes:  # one pass: this runs once per repetition of every task
+        if outcome["stale_reason"]:
+            return {
+                "completion_status": _LOG_FILE_ERROR,
+                "raw_score": None,
+                "agent_log_count": len(outcomes),
+                "stale_reason": outcome["stale_reason"],
+            }
+        statuses.add(outcome["completion_status"])
+        score = outcome["raw_score"]
+        if score is not None and (best is None or score > best):
+            best = score
     status = next((s for s in RUN_STATUS_PRIORITY if s in statuses), _NO_SCORE)
-    scores = [outcome["raw_score"] for outcome in outcomes if outcome["raw_score"] is not None]
-    return {
-        "completion_status": status,
-        "raw_score": max(scores) if scores else None,
-        "agent_log_count": len(outcomes),
-        "stale_reason": None,
-    }
+    return {"completion_status": status, "raw_score": best, "agent_log_count": len(outcomes), "stale_reason": None}
 
 
 def _best_repetition(repetitions: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
@@ -157,16 +158,26 @@ def build_run(
     outcomes = mark_skewed(outcomes)
 
     by_run: dict[int, list[dict[str, Any]]] = {}
-    for outcome in outcomes:
-        by_run.setdefault(outcome["run_index"], []).append(outcome)
-    repetitions = {run_index: _combine_agents(group) for run_index, group in sorted(by_run.items())}
+    agents = set()
+    stale_count = 0
+    for outcome in outcomes:  # one pass: repetitions, distinct agents, stale logs
+        group = by_run.get(outcome["run_index"])
+        if group is None:
+            by_run[outcome["run_index"]] = [outcome]
+        else:
+            group.append(outcome)
+        agents.add(outcome["agent_name"])
+        if outcome["stale_reason"]:
+            stale_count += 1
+    items = by_run.items() if len(by_run) < 2 else sorted(by_run.items(), key=_FIRST)
+    repetitions = {run_index: _combine_agents(group) for run_index, group in items}
     best = _best_repetition(repetitions)
     status = best["completion_status"] if best else _NO_SCORE
 
     if metrics is None:
         metrics = task_definition_metrics(task_id, task_definition)
     expected = metrics.get("expected_agent_count")
-    observed = len({outcome["agent_name"] for outcome in outcomes})
+    observed = len(agents)
     return {
         "task_id": task_id,
         "folder_path": folder,
@@ -189,7 +200,7 @@ def build_run(
         "has_task_definition": task_definition is not None,
         "score_scale": scale,
         "ignored_files": list(ignored_files),
-        "stale_log_count": sum(1 for outcome in outcomes if outcome.get("stale_reason")),
+        "stale_log_count": stale_count,
         "unit_key": unit_key if unit_key is not None else os.path.realpath(folder) + os.sep + task_id,
     }
 
