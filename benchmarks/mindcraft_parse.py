@@ -91,7 +91,11 @@ def old_log_score(path: str) -> float | None:
         if "turns" in data:
             for turn in data["turns"]:
                 content = turn.get("content")
-                if turn.get("role") == "system" and isinstance(content, str) and "Task ended with score : " in content:
+                if (
+                    turn.get("role") == "system"
+                    and isinstance(content, str)
+                    and "Task ended with score : " in content
+                ):
                     if "Task ended with score : 1" in content:
                         return 1
                     if "Task ended with score : 0" in content:
@@ -165,8 +169,12 @@ def main() -> int:
     size = sum(os.path.getsize(path) for path in log_paths)
     runs, _ = collect_runs([str(tree)], definitions)  # warm the page cache and the imports
     old_count = old_loop(tree)
-    print(f"tree: {len(runs)} tasks ({old_count} scored by the old loop), {len(log_paths)} logs, {size / 1e6:.1f} MB")
-    print(f"cpu count: {os.cpu_count()}; best of {args.repeats}; load average before (1/5/15 min): {load_text()}\n")
+    print(
+        f"tree: {len(runs)} tasks ({old_count} scored by the old loop), {len(log_paths)} logs, {size / 1e6:.1f} MB"
+    )
+    print(
+        f"cpu count: {os.cpu_count()}; best of {args.repeats}; load average before (1/5/15 min): {load_text()}\n"
+    )
     configurations: dict[str, object] = {
         "old loop": lambda: old_loop(tree),
         "floor": lambda: [json.loads(read_regular_file(path)) for path in log_paths],

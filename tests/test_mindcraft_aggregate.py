@@ -70,7 +70,12 @@ def test_sample_tree_counts_and_skipped_folders(runs: pd.DataFrame) -> None:
     assert set(skipped) == {"analysis_results", "notes", "bots"}  # bots/: S3 download, not a task
     assert list(runs["overall_completion_status"].cat.categories) == list(STATUS_ORDER)
     assert set(runs["model_name"].dropna()) == {"claude-3-5-haiku-latest", "gpt-4o", "gpt-4o-mini"}
-    assert runs["layout"].value_counts().to_dict() == {"current": 46, "per_run": 12, "flat": 8, "s3_download": 3}
+    assert runs["layout"].value_counts().to_dict() == {
+        "current": 46,
+        "per_run": 12,
+        "flat": 8,
+        "s3_download": 3,
+    }
 
 
 def test_sample_edge_cases_land_where_the_spec_says(runs: pd.DataFrame) -> None:

@@ -48,7 +48,12 @@ def test_paired_counts_rates_and_mcnemar(two_models: pd.DataFrame) -> None:
     assert list(table.columns) == list(COMPARISON_COLUMNS)
     overall = table.iloc[0]
     assert (overall["group"], overall["n_tasks"]) == ("overall", 14)  # the unpaired task is left out
-    assert (overall["both_succeeded"], overall["only_a"], overall["only_b"], overall["neither"]) == (4, 8, 0, 2)
+    assert (overall["both_succeeded"], overall["only_a"], overall["only_b"], overall["neither"]) == (
+        4,
+        8,
+        0,
+        2,
+    )
     assert overall["difference"] == pytest.approx(8 / 14)
     assert overall["mcnemar_p"] == pytest.approx(2 * 0.5**8)  # exact: all 8 discordant pairs favour A
     assert overall["ci_low"] > 0 and overall["ci_high"] <= 1

@@ -42,7 +42,10 @@ def test_non_utf8_folder_names_survive_parquet_csv_and_html(tmp_path: Path) -> N
     assert runs.loc[0, "overall_completion_status"] == "SUCCESS"
     assert os.fsencode(runs.loc[0, "folder_path"]) == folder  # lossless in memory
     table = runs_table(runs)
-    assert table.loc[0, "folder_display"].endswith("task_caf\\xe9_\\xff") and table.loc[0, "task_id"].isprintable()
+    assert (
+        table.loc[0, "folder_display"].endswith("task_caf\\xe9_\\xff")
+        and table.loc[0, "task_id"].isprintable()
+    )
     write_parquet(tmp_path / "out" / "runs.parquet", table)
     write_csv(tmp_path / "out" / "runs.csv", table)
     write_parquet(tmp_path / "out" / "agents.parquet", agents_table(runs))
@@ -140,10 +143,14 @@ def test_cli_accepts_a_folder_of_task_files(tmp_path: Path, capsys) -> None:
 
 # --- property: hostile trees -------------------------------------------------------------------------
 
-NAME_PARTS = st.sampled_from(["Andy_0_0.json", "Jill_0_1.json", "Andy_0.json", "t_Andy_0_0.json", "results.txt", "x"])
+NAME_PARTS = st.sampled_from(
+    ["Andy_0_0.json", "Jill_0_1.json", "Andy_0.json", "t_Andy_0_0.json", "results.txt", "x"]
+)
 ODD_NAMES = st.one_of(
     NAME_PARTS,
-    st.binary(min_size=1, max_size=12).map(lambda raw: os.fsdecode(raw.replace(b"/", b"_").replace(b"\0", b"_"))),
+    st.binary(min_size=1, max_size=12).map(
+        lambda raw: os.fsdecode(raw.replace(b"/", b"_").replace(b"\0", b"_"))
+    ),
     st.text(min_size=1, max_size=12).map(lambda text: text.replace("/", "_").replace("\0", "_")),
 ).filter(lambda name: name not in (".", ".."))
 CONTENTS = st.one_of(

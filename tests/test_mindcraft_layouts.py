@@ -25,7 +25,10 @@ START = 1_742_300_000_000
 
 def log(folder: Path, name: str, *messages: str, start: int | None = START, raw: bytes | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    turns = [{"role": "user", "content": f"hello from {name}"}, *({"role": "system", "content": m} for m in messages)]
+    turns = [
+        {"role": "user", "content": f"hello from {name}"},
+        *({"role": "system", "content": m} for m in messages),
+    ]
     document: dict = {"turns": turns}
     if start is not None:
         document["taskStart"] = start
@@ -182,7 +185,9 @@ def test_construction_mean_and_positive_rate_follow_the_policy(tmp_path: Path) -
     log(exp / "house_c", "Andy_0_0.json")  # no score logged
     definitions = {name: definition for name in ("house_a", "house_b", "house_c")}
     failure = summary_construction_scores(aggregate_results(exp, definitions)).iloc[0]
-    exclude = summary_construction_scores(aggregate_results(exp, definitions, no_score_policy="exclude")).iloc[0]
+    exclude = summary_construction_scores(
+        aggregate_results(exp, definitions, no_score_policy="exclude")
+    ).iloc[0]
     assert failure["scored_runs"] == 3 and failure["mean_score"] == pytest.approx(0.5 / 3)
     assert failure["positive_runs"] == 1 and failure["positive_rate"] == pytest.approx(1 / 3)
     assert exclude["scored_runs"] == 2 and exclude["mean_score"] == pytest.approx(0.25)

@@ -163,7 +163,11 @@ def run_analyze(args: argparse.Namespace) -> int:
     for name, table in summary_tables(runs).items():
         print(f"\n== {name}\n{format_table(table)}")
     if args.out is not None:
-        tables = {"mindcraft_runs": runs_table(runs), "mindcraft_agents": agents, "mindcraft_skipped": skipped}
+        tables = {
+            "mindcraft_runs": runs_table(runs),
+            "mindcraft_agents": agents,
+            "mindcraft_skipped": skipped,
+        }
         _write_tables(args.out, tables)
         print(f"\nwrote {', '.join(tables)} (parquet + csv) to {args.out}")
     return EXIT_OK

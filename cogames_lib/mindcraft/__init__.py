@@ -36,11 +36,11 @@ from cogames_lib.mindcraft.discovery import (
     validate_analysis_parameters,
 )
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES
-from cogames_lib.mindcraft.schema import AGENT_COLUMNS, COMPARISON_COLUMNS, RUN_COLUMNS, SKIPPED_COLUMNS
-from cogames_lib.mindcraft.stale import STALE_START_SKEW_S
 from cogames_lib.mindcraft.logs import analyze_json_file, analyze_log_bytes, parse_agent_log_name
 from cogames_lib.mindcraft.runs import extract_result, read_model_name
 from cogames_lib.mindcraft.sample import generate_sample_tree
+from cogames_lib.mindcraft.schema import AGENT_COLUMNS, COMPARISON_COLUMNS, RUN_COLUMNS, SKIPPED_COLUMNS
+from cogames_lib.mindcraft.stale import STALE_START_SKEW_S
 from cogames_lib.mindcraft.summaries import (
     SUMMARY_TABLES,
     status_counts,
@@ -61,27 +61,26 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "DEFAULT_MAX_LOG_BYTES",
     "LAYOUTS",
-    "SKIPPED_COLUMNS",
-    "STALE_START_SKEW_S",
-    "compare_models",
-    "most_paired_models",
-    "skipped_table",
-    "task_file_paths",
     "NO_SCORE_POLICIES",
     "RUN_COLUMNS",
+    "SKIPPED_COLUMNS",
+    "STALE_START_SKEW_S",
     "SUMMARY_TABLES",
     "SkippedFolder",
     "agents_table",
     "aggregate_results",
     "analyze_json_file",
     "analyze_log_bytes",
+    "compare_models",
     "extract_result",
     "find_task_folders",
     "generate_sample_tree",
     "load_task_definitions",
+    "most_paired_models",
     "parse_agent_log_name",
     "read_model_name",
     "runs_table",
+    "skipped_table",
     "status_counts",
     "summary_by_agent_count",
     "summary_by_depth",
@@ -93,5 +92,6 @@ __all__ = [
     "summary_overall",
     "summary_tables",
     "task_definition_metrics",
+    "task_file_paths",
     "validate_analysis_parameters",
 ]

@@ -96,7 +96,9 @@ def aggregate_results(
     if workers is not None and workers < 1:
         raise ParameterError(f"workers: must be >= 1, got {workers}")
     definitions = _definitions(task_definitions)
-    runs, skipped = collect_runs(roots, definitions, workers=workers, progress=progress, max_bytes=max_log_bytes)
+    runs, skipped = collect_runs(
+        roots, definitions, workers=workers, progress=progress, max_bytes=max_log_bytes
+    )
     model_by_root: dict[str, str | None] = {}
     for run in runs:  # results.txt is read once per experiment, here rather than per folder
         root = run["experiment_path"]

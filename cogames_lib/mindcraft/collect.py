@@ -130,7 +130,11 @@ def _jobs(chunks: list[list[Candidate]], definitions: Mapping[str, Any], max_byt
 
 
 def _walk(
-    roots: list[str], definitions: Mapping[str, Any], workers: int | None, progress: bool, chunk_size: int,
+    roots: list[str],
+    definitions: Mapping[str, Any],
+    workers: int | None,
+    progress: bool,
+    chunk_size: int,
     max_bytes: int,
 ) -> tuple[list[Found], list[tuple[Key, SkippedFolder]]]:
     """(what each folder held, skipped entries with their keys); sort both by key for the walk order."""
@@ -166,12 +170,16 @@ def _walk(
                 logs_seen += _log_count(None, output)
                 outputs.append(output)
                 position += 1
-            for output in fan.map(_process_chunk, _jobs(chunks[position:], definitions, max_bytes), _log_count):
+            for output in fan.map(
+                _process_chunk, _jobs(chunks[position:], definitions, max_bytes), _log_count
+            ):
                 logs_seen += _log_count(None, output)
                 outputs.append(output)
             pending = []
             for chunk, output in zip(chunks, outputs, strict=True):
-                for candidate, (units, subfolders, scan_skipped, s3_marker) in zip(chunk, output, strict=True):
+                for candidate, (units, subfolders, scan_skipped, s3_marker) in zip(
+                    chunk, output, strict=True
+                ):
                     root_index, parts, path, depth, _, real, allowed = candidate
                     key = (root_index, parts)
                     for number, (kind, unit, payload) in enumerate(units):
@@ -182,9 +190,25 @@ def _walk(
                     prefix, real_prefix = path + os.sep, real + os.sep
                     for name, link_real in subfolders:
                         if link_real is None:
-                            child = (root_index, (*parts, name), prefix + name, depth + 1, hint, real_prefix + name, allowed)
+                            child = (
+                                root_index,
+                                (*parts, name),
+                                prefix + name,
+                                depth + 1,
+                                hint,
+                                real_prefix + name,
+                                allowed,
+                            )
                         else:
-                            child = (root_index, (*parts, name), prefix + name, depth + 1, hint, link_real, (*allowed, link_real))
+                            child = (
+                                root_index,
+                                (*parts, name),
+                                prefix + name,
+                                depth + 1,
+                                hint,
+                                link_real,
+                                (*allowed, link_real),
+                            )
                         pending.append(child)
     return found, skipped
 
@@ -221,7 +245,9 @@ def _walk_order(item: tuple[Any, ...]) -> tuple[Key, int]:
     return item[0], item[1]
 
 
-def _rebuild_with_stale(run: dict[str, Any], marks: dict[int, str], definitions: Mapping[str, Any]) -> dict[str, Any]:
+def _rebuild_with_stale(
+    run: dict[str, Any], marks: dict[int, str], definitions: Mapping[str, Any]
+) -> dict[str, Any]:
     outcomes = [mark_stale(o, marks[i]) if i in marks else o for i, o in enumerate(run["agent_outcomes"])]
     return build_run(
         run["task_id"],
@@ -251,7 +277,9 @@ def collect_runs(
         raise ParameterError(f"max_bytes: must be >= 1, got {max_bytes}")
     with _gc_paused():
         found, skipped = _walk(roots, definitions, workers, progress, chunk_size, max_bytes)
-        partials = [(key, number, unit, payload) for key, number, kind, unit, payload in found if kind == "partial"]
+        partials = [
+            (key, number, unit, payload) for key, number, kind, unit, payload in found if kind == "partial"
+        ]
         if partials:
             complete = [(key, number, payload) for key, number, kind, _, payload in found if kind == "run"]
             ordered = sorted(complete + _combine_partials(partials, definitions), key=_walk_order)

@@ -85,14 +85,32 @@ def compare_models(
     known = sorted(runs["model_name"].dropna().astype(str).unique())
     for name in (a, b):
         if name not in known:
-            raise ParameterError(f"models: {name!r} is not in the runs (models found: {', '.join(known) or 'none'})")
+            raise ParameterError(
+                f"models: {name!r} is not in the runs (models found: {', '.join(known) or 'none'})"
+            )
     tasks_a, tasks_b = _per_task(runs, a), _per_task(runs, b)
     paired = tasks_a.merge(tasks_b[["task_id", "success"]], on="task_id", suffixes=("_a", "_b"))
-    rows = [_compare_row("overall", "all", paired["success_a"].to_numpy(), paired["success_b"].to_numpy(), seed, n_resamples)]
+    rows = [
+        _compare_row(
+            "overall",
+            "all",
+            paired["success_a"].to_numpy(),
+            paired["success_b"].to_numpy(),
+            seed,
+            n_resamples,
+        )
+    ]
     for group in COMPARISON_GROUPS[1:]:
         for value, part in paired.groupby(group, sort=True):
             rows.append(
-                _compare_row(group, str(value), part["success_a"].to_numpy(), part["success_b"].to_numpy(), seed, n_resamples)
+                _compare_row(
+                    group,
+                    str(value),
+                    part["success_a"].to_numpy(),
+                    part["success_b"].to_numpy(),
+                    seed,
+                    n_resamples,
+                )
             )
     table = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
     table.attrs.update(
@@ -108,7 +126,10 @@ def compare_models(
 def most_paired_models(runs: pd.DataFrame) -> tuple[str, str] | None:
     """The two models sharing the most task ids (ties: by name), or None with fewer than two models."""
     named = runs[runs["model_name"].notna()]
-    tasks = {str(model): set(group["task_id"].astype(str)) for model, group in named.groupby("model_name", observed=True)}
+    tasks = {
+        str(model): set(group["task_id"].astype(str))
+        for model, group in named.groupby("model_name", observed=True)
+    }
     models = sorted(tasks)
     pairs = [(len(tasks[a] & tasks[b]), a, b) for i, a in enumerate(models) for b in models[i + 1 :]]
     if not pairs:

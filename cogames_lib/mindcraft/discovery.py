@@ -159,7 +159,13 @@ def scan_folder(path: str, depth: int, layout_hint: str, allowed: tuple[str, ...
                     per_run.append((match.group("agent"), entry_name, read_path))
                 elif match := FLAT_LOG_NAME.match(entry_name):
                     flat.append(
-                        (match.group("task"), int(match.group("run")), match.group("agent"), entry_name, read_path)
+                        (
+                            match.group("task"),
+                            int(match.group("run")),
+                            match.group("agent"),
+                            entry_name,
+                            read_path,
+                        )
                     )
                 else:
                     others.append(entry_name)
@@ -178,7 +184,9 @@ def scan_folder(path: str, depth: int, layout_hint: str, allowed: tuple[str, ...
         extra = sorted(others + [item[1] for item in per_run] + [item[3] for item in flat])
         units.append(TaskUnit(layout_hint, name, path, tuple(current), tuple(extra)))
         # a task folder is a leaf: folders inside it are listed, not walked
-        skipped.extend(SkippedFolder(os.path.join(path, sub), "a folder inside a task folder") for sub, _ in subfolders)
+        skipped.extend(
+            SkippedFolder(os.path.join(path, sub), "a folder inside a task folder") for sub, _ in subfolders
+        )
         return FolderScan(tuple(units), (), tuple(skipped), s3_marker)
     run_folder = PER_RUN_FOLDER_NAME.match(name)
     if per_run and run_folder is not None:

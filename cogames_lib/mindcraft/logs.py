@@ -247,7 +247,10 @@ def outcome_from_bytes(
         return _error(file_name, "empty file", 0)
     try:
         document = _orjson_loads(data)
-    except (_OrjsonError, TypeError):  # NaN, lone surrogates, a BOM, bad UTF-8: the stdlib decides and explains
+    except (
+        _OrjsonError,
+        TypeError,
+    ):  # NaN, lone surrogates, a BOM, bad UTF-8: the stdlib decides and explains
         document = _stdlib_document(data)
         if type(document) is _Problem:
             return _error(file_name, document.reason, size)
@@ -295,7 +298,11 @@ def outcome_from_bytes(
         "agent_log_processed": True,
         "parsing_errors": errors,
         "file_size_bytes": size,
-        "task_start_ms": start if type(document) is dict and type(start := document.get("taskStart")) in _NUMBER_TYPES and start == start else None,
+        "task_start_ms": start
+        if type(document) is dict
+        and type(start := document.get("taskStart")) in _NUMBER_TYPES
+        and start == start
+        else None,
         "stale_reason": None,
     }
 

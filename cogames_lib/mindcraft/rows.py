@@ -105,9 +105,13 @@ def storable(frame: pd.DataFrame) -> pd.DataFrame:
         if column in frame.columns:
             paths = frame[column]
             frame[bytes_column] = pd.Series(
-                [os.fsencode(v) if isinstance(v, str) else None for v in paths], index=frame.index, dtype=object
+                [os.fsencode(v) if isinstance(v, str) else None for v in paths],
+                index=frame.index,
+                dtype=object,
             )
             frame[column] = pd.Series(
-                [display_text(v) if isinstance(v, str) else None for v in paths], index=frame.index, dtype="string"
+                [display_text(v) if isinstance(v, str) else None for v in paths],
+                index=frame.index,
+                dtype="string",
             )
     return frame

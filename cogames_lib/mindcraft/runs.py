@@ -98,7 +98,12 @@ def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
         if score is not None and (best is None or score > best):
             best = score
     status = next((s for s in RUN_STATUS_PRIORITY if s in statuses), _NO_SCORE)
-    return {"completion_status": status, "raw_score": best, "agent_log_count": len(outcomes), "stale_reason": None}
+    return {
+        "completion_status": status,
+        "raw_score": best,
+        "agent_log_count": len(outcomes),
+        "stale_reason": None,
+    }
 
 
 def _best_repetition(repetitions: dict[int, dict[str, Any]]) -> dict[str, Any] | None:

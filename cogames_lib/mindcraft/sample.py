@@ -26,7 +26,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.sample_layouts import LAYOUT_SAMPLE_FOLDERS, write_flat, write_per_run, write_s3_download
+from cogames_lib.mindcraft.sample_layouts import (
+    LAYOUT_SAMPLE_FOLDERS,
+    write_flat,
+    write_per_run,
+    write_s3_download,
+)
 from cogames_lib.mindcraft.tasks import load_task_definitions, task_type_of
 
 AGENT_NAMES: tuple[str, ...] = ("Andy", "Jill", "Bob", "Sally", "Mike")
@@ -122,7 +127,9 @@ def make_agent_log(
         "turns": turns,
         "self_prompting_state": 0,
         "self_prompt": None,
-        "taskStart": task_start_ms if task_start_ms is not None else BASE_TASK_START_MS + rng.randrange(10**8),
+        "taskStart": task_start_ms
+        if task_start_ms is not None
+        else BASE_TASK_START_MS + rng.randrange(10**8),
         "last_sender": partner,
     }
     if shape == "wrong_shape":

@@ -47,7 +47,11 @@ def write_s3_download(writer: Any, techtree: Sequence[str]) -> None:
     experiment = os.path.join(writer.root, S3_FOLDER, S3_EXPERIMENT)
     first, second, third = techtree[:3]
     copied = b""
-    for task_id, verdicts in ((first, (("score", 1), None)), (second, (None, None)), (third, (("score", 0), None))):
+    for task_id, verdicts in (
+        (first, (("score", 1), None)),
+        (second, (None, None)),
+        (third, (("score", 0), None)),
+    ):
         folder = os.path.join(experiment, task_id)
         os.makedirs(folder)
         starts = writer.run_starts(2)
@@ -57,7 +61,8 @@ def write_s3_download(writer: Any, techtree: Sequence[str]) -> None:
         copied = andy
         write_sample_file(os.path.join(folder, "Andy_0_0.json"), andy)
         write_sample_file(
-            os.path.join(folder, "Jill_0_0.json"), writer.log("Jill_0", "Andy_0", task_id, verdicts[1], "object", starts[1])
+            os.path.join(folder, "Jill_0_0.json"),
+            writer.log("Jill_0", "Andy_0", task_id, verdicts[1], "object", starts[1]),
         )
     for agent in ("Andy_0", "Jill_0"):
         bots = os.path.join(experiment, "bots", agent)
@@ -80,7 +85,9 @@ def write_per_run(writer: Any, task_ids: Sequence[str], repetitions: int = 2) ->
             starts = writer.run_starts(len(names))
             for index, name in enumerate(names):
                 partner = names[(index + 1) % len(names)]
-                data = writer.log(name, partner, task_id, verdict if index == scorer else None, "object", starts[index])
+                data = writer.log(
+                    name, partner, task_id, verdict if index == scorer else None, "object", starts[index]
+                )
                 write_sample_file(os.path.join(folder, f"{name}.json"), data)
 
 
@@ -94,5 +101,7 @@ def write_flat(writer: Any, task_ids: Sequence[str]) -> None:
         starts = writer.run_starts(len(names))
         for index, name in enumerate(names):
             partner = names[(index + 1) % len(names)]
-            data = writer.log(name, partner, task_id, verdict if index == scorer else None, "object", starts[index])
+            data = writer.log(
+                name, partner, task_id, verdict if index == scorer else None, "object", starts[index]
+            )
             write_sample_file(os.path.join(experiment, f"{task_id}_{name}_0.json"), data)

@@ -105,14 +105,20 @@ def summary_construction_scores(runs: pd.DataFrame) -> pd.DataFrame:
         )
 
     positive = rate_table(scores, keys or None, "score_positive").rename(
-        columns={"successes": "positive_runs", "rate": "positive_rate", "ci_low": "positive_ci_low", "ci_high": "positive_ci_high"}
+        columns={
+            "successes": "positive_runs",
+            "rate": "positive_rate",
+            "ci_low": "positive_ci_low",
+            "ci_high": "positive_ci_high",
+        }
     )[[*keys, *positive_columns]]
     if keys:
         stats = scores.groupby(keys, observed=True)[["score"]].apply(describe).reset_index()
         result = rates.merge(stats, on=keys, how="outer").merge(positive, on=keys, how="outer")
     else:
         result = pd.concat(
-            [rates.reset_index(drop=True), describe(scores).to_frame().T, positive.reset_index(drop=True)], axis=1
+            [rates.reset_index(drop=True), describe(scores).to_frame().T, positive.reset_index(drop=True)],
+            axis=1,
         )
     result["scored_runs"] = result["scored_runs"].fillna(0).astype(int)
     result["positive_runs"] = result["positive_runs"].fillna(0).astype(int)

@@ -166,7 +166,11 @@ COMPARISON_GROUP_LABELS = {"overall": "all tasks", "task_type": "task type", "ag
 def model_difference(comparison: pd.DataFrame, title: str | None = None) -> plt.Figure:
     """Success-rate difference A - B per group (overall, each task type, each agent count) with its
     bootstrap interval over paired tasks; n and the McNemar p beside each row (`compare_models` table in)."""
-    require_columns(comparison, ["group", "value", "n_tasks", "difference", "ci_low", "ci_high", "mcnemar_p"], "model_difference")
+    require_columns(
+        comparison,
+        ["group", "value", "n_tasks", "difference", "ci_low", "ci_high", "mcnemar_p"],
+        "model_difference",
+    )
     model_a = comparison.attrs.get("model_a", "A")
     model_b = comparison.attrs.get("model_b", "B")
     name = title or f"{model_a} minus {model_b}: success rate on the same tasks"
