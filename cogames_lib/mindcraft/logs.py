@@ -89,7 +89,6 @@ _LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
 # The C scanner behind json.loads, called directly: saves three Python-level calls per log.
 _scan_once = getattr(json.scanner, "c_make_scanner", None)
 _scan_once = _scan_once(json.JSONDecoder()) if _scan_once is not None else None
-_TYPES_OF_GOOD_TURNS = {dict}
 _NUMBER_TYPES = (int, float)  # taskStart; `start == start` leaves out NaN, which is no time
 _JSON_WHITESPACE = re.compile(r"[ \t\n\r]*")
 
@@ -264,8 +263,8 @@ def outcome_from_bytes(
         return _error(file_name, f"wrong shape: top level is {type(document).__name__}", size)
 
     errors: list[str] = []
-    if turns and set(map(type, turns)) != _TYPES_OF_GOOD_TURNS:  # C-speed check; counting is rare
-        malformed = sum(1 for turn in turns if type(turn) is not dict)
+    malformed = len(turns) - list(map(type, turns)).count(dict)  # C-speed (a set of types costs twice)
+    if malformed:
         errors.append(f"{malformed} malformed turn(s) skipped (not an object)")
     kind: str | None = None
     message: str | None = None
