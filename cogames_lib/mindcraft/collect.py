@@ -17,6 +17,7 @@ below that).
 from __future__ import annotations
 
 import gc
+import operator
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -186,6 +187,8 @@ def _walk(
                         found.append((key, number, kind, unit, payload))
                     if scan_skipped:
                         skipped.extend((key, item) for item in scan_skipped)
+                    if not subfolders:
+                        continue
                     hint = "s3_download" if s3_marker else "current"
                     prefix, real_prefix = path + os.sep, real + os.sep
                     for name, link_real in subfolders:
@@ -241,8 +244,7 @@ def _combine_partials(
     return runs
 
 
-def _walk_order(item: tuple[Any, ...]) -> tuple[Key, int]:
-    return item[0], item[1]
+_walk_order = operator.itemgetter(0, 1)  # (key, position in its folder): the sorted depth-first order
 
 
 def _rebuild_with_stale(
