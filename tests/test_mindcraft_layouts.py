@@ -199,3 +199,25 @@ def test_task_files_may_be_given_as_folders(tmp_path: Path) -> None:
     files = task_file_paths([SAMPLE_TASKS])
     assert files == sorted(str(path) for path in SAMPLE_TASKS.glob("*.json"))
     assert load_task_definitions(task_file_paths([SAMPLE_TASKS])) == load_task_definitions(files)
+
+
+def test_automatic_workers_switch_to_a_pool_mid_walk_with_identical_results(mixed_root, monkeypatch) -> None:
+    from cogames_lib.mindcraft import collect
+
+    serial, _ = collect_runs([str(mixed_root)], {}, workers=1)
+    monkeypatch.setattr(collect, "AUTO_PARALLEL_LOGS", 0)  # any log seen: the rest goes to the pool
+    monkeypatch.setattr(collect.os, "cpu_count", lambda: 2)  # "all cores" is two, on any machine
+    started = []
+    original = collect.FanOut.map
+
+    def recording_map(self, function, tasks, advance=None):  # type: ignore[no-untyped-def]
+        tasks = list(tasks)
+        if tasks:
+            started.append(self.backend)
+        return original(self, function, tasks, advance)
+
+    monkeypatch.setattr(collect.FanOut, "map", recording_map)
+    auto, _ = collect_runs([str(mixed_root)], {}, workers=None, chunk_size=1)
+    assert "process" in started  # the pool took over once logs had been seen
+    dump = lambda runs: json.dumps(runs, sort_keys=True, default=str)  # noqa: E731
+    assert dump(auto) == dump(serial)
