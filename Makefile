@@ -44,11 +44,13 @@ report: $(STAMP)
 
 test: $(STAMP) browser
 	$(PY) -m ruff check cogames_lib tests benchmarks
+	$(PY) -m mypy
 	COGAMES_REQUIRE_BROWSER=1 $(PY) -m pytest -q -n 2 --dist loadgroup
 
 lint: $(STAMP)
 	$(PY) -m ruff check cogames_lib tests benchmarks
 	$(PY) -m ruff format --check cogames_lib tests benchmarks
+	$(PY) -m mypy
 
 # JupyterLab refuses to run as root without --allow-root (containers and CI machines often are root).
 lab: $(STAMP)

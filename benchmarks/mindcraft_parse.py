@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 from cogames_lib.mindcraft import aggregate_results, load_task_definitions  # noqa: E402
 from cogames_lib.mindcraft.collect import collect_runs  # noqa: E402
 from cogames_lib.mindcraft.files import read_regular_file  # noqa: E402
-from cogames_lib.mindcraft.sample import AGENT_NAMES, BASE_TASK_START_MS, make_agent_log  # noqa: E402
+from cogames_lib.mindcraft.sample_logs import AGENT_NAMES, BASE_TASK_START_MS, make_agent_log  # noqa: E402
 from cogames_lib.mindcraft.tasks import task_type_of  # noqa: E402
 
 TASK_FILES = sorted((ROOT / "data" / "mindcraft_sample" / "tasks").glob("*.json"))

@@ -47,10 +47,6 @@ class TaskError(CogamesLibError):
         self.traceback_text = traceback_text
 
 
-class ReportError(CogamesLibError):
-    """A report could not be produced (a notebook failed or timed out)."""
-
-
 def close_matches_message(kind: str, name: str, known: list[str]) -> str:
     """One-line message for an unknown name with up to three close matches."""
     import difflib

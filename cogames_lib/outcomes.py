@@ -7,7 +7,12 @@ table every figure uses.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class CompletionStatus(StrEnum):
@@ -34,7 +39,7 @@ STATUS_COLOURS: dict[str, str] = {
 }
 
 
-def status_categorical(values):  # type: ignore[no-untyped-def]
+def status_categorical(values: Iterable[Any]) -> pd.Categorical:
     """A pandas Categorical of statuses with the fixed category order."""
     import pandas as pd
 

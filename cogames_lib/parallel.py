@@ -33,6 +33,10 @@ from typing import Any
 
 from cogames_lib.errors import ParameterError, TaskError
 
+# A task's function, and `advance(task, result)`: how much a finished task moves the bar.
+Work = Callable[[Any], Any]
+Advance = Callable[[Any, Any], int]
+
 BACKENDS = ("serial", "process", "dask", "local")  # "local": serial for one worker, else process
 _DESCRIBE_LIMIT = 200
 
@@ -49,7 +53,7 @@ def progress_bar_class() -> type:
     local pool fall back from fork to the slower forkserver start."""
     from tqdm.auto import tqdm
 
-    class ProgressBar(tqdm):  # type: ignore[misc, valid-type]
+    class ProgressBar(tqdm):  # type: ignore[misc]
         monitor_interval = 0
 
     return ProgressBar
@@ -197,8 +201,8 @@ class FanOut:
         return self._ordered(self._submit_dask(function, tasks, tokens), tasks, advance)
 
     def _serial(
-        self, function: Callable, tasks: list, tokens: list[int], advance: Callable | None
-    ) -> Iterator:
+        self, function: Work, tasks: list[Any], tokens: list[int], advance: Advance | None
+    ) -> Iterator[Any]:
         for task, token in zip(tasks, tokens, strict=True):
             result = self._check(task, _call(function, task, token))
             self._progress(advance(task, result) if advance else 1)
@@ -213,7 +217,7 @@ class FanOut:
             )
         return result
 
-    def _submit_local(self, function: Callable, tasks: list, tokens: list[int]) -> list[Future]:
+    def _submit_local(self, function: Work, tasks: list[Any], tokens: list[int]) -> list[Future[Any]]:
         if self._pool is None:
             method = self.start or start_method()
             context = multiprocessing.get_context(method)
@@ -240,7 +244,7 @@ class FanOut:
 
         scheduler = self.scheduler
         if scheduler is None:  # a private cluster on this machine, e.g. to try the backend out
-            cluster = LocalCluster(
+            cluster = LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=self.workers,
                 threads_per_worker=1,
                 processes=True,
@@ -248,11 +252,11 @@ class FanOut:
                 dashboard_address=None,
             )
             self._owned.append(cluster)
-            self._client = Client(cluster)
+            self._client = Client(cluster)  # type: ignore[no-untyped-call]
             self._owned.append(self._client)
         elif isinstance(scheduler, str):
             try:
-                self._client = Client(scheduler)
+                self._client = Client(scheduler)  # type: ignore[no-untyped-call]
             except (OSError, ValueError) as error:  # unreachable, not a scheduler, or not an address at all
                 raise ParameterError(
                     f"scheduler: cannot connect to the Dask scheduler {scheduler!r} ({error})"
@@ -261,7 +265,7 @@ class FanOut:
         else:  # an existing distributed.Client: the caller owns it
             self._client = scheduler
 
-    def _submit_dask(self, function: Callable, tasks: list, tokens: list[int]) -> list[Any]:
+    def _submit_dask(self, function: Work, tasks: list[Any], tokens: list[int]) -> list[Any]:
         if self._client is None:
             self._connect()
         return [
@@ -269,7 +273,7 @@ class FanOut:
             for task, token in zip(tasks, tokens, strict=True)
         ]
 
-    def _ordered(self, futures: list[Any], tasks: list, advance: Callable | None) -> Iterator:
+    def _ordered(self, futures: list[Any], tasks: list[Any], advance: Advance | None) -> Iterator[Any]:
         """Yield results in task order while counting completions as they happen."""
         index_of = {future: index for index, future in enumerate(futures)}
         finished: dict[int, Any] = {}
@@ -295,7 +299,8 @@ class FanOut:
         if self.backend == "dask":
             from distributed import wait as dask_wait
 
-            return set(dask_wait(list(pending), return_when="FIRST_COMPLETED").done)
+            done = dask_wait(list(pending), return_when="FIRST_COMPLETED")  # type: ignore[no-untyped-call]
+            return set(done.done)
         return set(wait(pending, return_when=FIRST_COMPLETED).done)
 
     def _result(self, future: Any, task: Any) -> Any:

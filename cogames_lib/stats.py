@@ -6,13 +6,15 @@ summary uses, so every rate in the library carries its n and its interval the sa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats as scipy_stats
 
 from cogames_lib.errors import ParameterError
+from cogames_lib.tables import RATE_COLUMNS
 
 DEFAULT_CONFIDENCE = 0.95
 
@@ -52,7 +54,7 @@ def rate_table(
     `success_column` holds booleans (or 0/1); missing values are not counted in n. Category order of
     categorical group columns is kept (observed groups only).
     """
-    columns = ["n", "successes", "rate", "ci_low", "ci_high"]
+    columns = list(RATE_COLUMNS)
     values = frame[success_column]
     usable = frame.loc[values.notna()].copy()
     usable["_success"] = usable[success_column].astype(bool).astype(int)
@@ -97,7 +99,10 @@ def bootstrap_interval(
     """
     array = np.asarray(per_seed_values, dtype=float)
     array = array[~np.isnan(array)]
-    functions = {"mean": np.mean, "iqm": lambda a, axis=-1: scipy_stats.trim_mean(a, 0.25, axis=axis)}
+    functions: dict[str, Callable[..., Any]] = {
+        "mean": np.mean,
+        "iqm": lambda a, axis=-1: scipy_stats.trim_mean(a, 0.25, axis=axis),
+    }
     if statistic not in functions:
         raise ParameterError(
             f"bootstrap_interval: statistic must be one of {sorted(functions)}, got {statistic!r}"

@@ -7,11 +7,11 @@ import pytest
 from cogames_lib.diagnostics import DIAGNOSTICS
 from cogames_lib.errors import ParameterError, UnknownNameError
 from cogames_lib.policies import ABLATIONS
-from cogames_lib.policies.capability import (
+from cogames_lib.sweep.capability import (
     BASELINE,
     FAIL_AT_MOST,
     MATRIX_COLUMNS,
-    capability_matrix,
+    ablation_matrix,
     claimed_cells,
     failed_claims,
     matrix_markdown,
@@ -35,7 +35,7 @@ def test_claims_follow_the_catalogue() -> None:
 
 
 def test_matrix_is_computed_by_playing() -> None:
-    matrix = capability_matrix(["recharge"], ["charge_up"], agent_counts=(1, 2), seeds=2)
+    matrix = ablation_matrix(["recharge"], ["charge_up"], agent_counts=(1, 2), seeds=2)
     assert list(matrix.columns) == list(MATRIX_COLUMNS)
     assert len(matrix) == 2  # charge_up allows one agent only: the 2-agent cell is skipped
     rates = dict(zip(matrix["ablation"], matrix["pass_rate"], strict=True))
@@ -62,13 +62,13 @@ def test_failed_claims_reports_an_ablation_that_passes() -> None:
 
 def test_bad_arguments() -> None:
     with pytest.raises(ParameterError, match="flying"):
-        capability_matrix(["flying"], ["charge_up"], seeds=1)
+        ablation_matrix(["flying"], ["charge_up"], seeds=1)
     with pytest.raises(UnknownNameError):
-        capability_matrix(["memory"], ["no_such_diagnostic"], seeds=1)
+        ablation_matrix(["memory"], ["no_such_diagnostic"], seeds=1)
     with pytest.raises(ParameterError, match="seed"):
-        capability_matrix(["memory"], ["charge_up"], seeds=[])
+        ablation_matrix(["memory"], ["charge_up"], seeds=[])
     with pytest.raises(ParameterError, match="at least one diagnostic"):  # not silently all 23 of them
-        capability_matrix(["memory"], [], seeds=1)
+        ablation_matrix(["memory"], [], seeds=1)
 
 
 @pytest.mark.slow
@@ -77,7 +77,7 @@ def test_each_ablation_fails_what_claims_its_skill(ablation: str) -> None:
     claims = claimed_cells()
     mine = claims[claims["ablation"] == ablation]
     counts = tuple(sorted(set(mine["num_agents"])))
-    matrix = capability_matrix(
+    matrix = ablation_matrix(
         [ablation], sorted(set(mine["diagnostic"])), agent_counts=counts, seeds=3, include_baseline=False
     )
     failed = failed_claims(matrix)

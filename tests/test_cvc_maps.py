@@ -52,7 +52,7 @@ def test_project_maps_load(path: Path) -> None:
     load_map(path)
 
 
-# Our copies differ from upstream only here, each for a reason given in the README ("Rules").
+# Our copies differ from upstream only here, each for a reason given in docs/cvc.md ("Rules").
 DOCUMENTED_DEVIATIONS = {"diagnostic_memory.map": {((35, 4), "chest", "empty"), ((31, 5), "empty", "chest")}}
 
 

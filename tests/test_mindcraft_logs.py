@@ -270,7 +270,7 @@ def test_property_arbitrary_turns_never_raise(turns, scale, wrapped) -> None:
     )
 )
 def test_property_fast_json_path_agrees_with_json_loads(text: str) -> None:
-    from cogames_lib.mindcraft.logs import _parse_json
+    from cogames_lib.mindcraft.decode import parse_json_text as _parse_json
 
     try:
         expected = json.loads(text)
@@ -332,11 +332,11 @@ def test_lone_surrogate_escapes_fall_back_to_the_standard_library() -> None:
 
 
 def test_orjson_and_the_standard_library_agree_on_a_normal_log() -> None:
-    from cogames_lib.mindcraft import logs
+    from cogames_lib.mindcraft import decode
 
     data = log_bytes("Task ended with score : 57.14285714285714")
     fast = outcome(data, 100)
-    with mock.patch.object(logs, "_orjson_loads", None):  # TypeError -> the stdlib path
+    with mock.patch.object(decode, "_orjson_loads", None):  # TypeError -> the stdlib path
         slow = outcome(data, 100)
     assert fast == slow
 

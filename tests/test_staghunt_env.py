@@ -8,7 +8,7 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from cogames_lib.staghunt.engine import StagHuntEngine, observation_size
 from cogames_lib.staghunt.env import StagHuntConfig, StagHuntEnv
-from cogames_lib.staghunt.maps import parse_map_text
+from cogames_lib.staghunt.maps import parse_stag_hunt_map_text
 from cogames_lib.staghunt.rules import CHANNEL_INDEX, HARE, STAG, Action, AgentSpec
 
 # Stag at (2,3); agents at (1,3) facing S and (3,3) facing N both have it in range.
@@ -18,7 +18,7 @@ A, F, B, L, R = Action.ATTACK, Action.FORWARD, Action.BACKWARD, Action.STEP_LEFT
 
 
 def engine_with(positions, orientations, can_hunt=(True, True)) -> StagHuntEngine:
-    grid = parse_map_text(ARENA, "arena")
+    grid = parse_stag_hunt_map_text(ARENA, "arena")
     engine = StagHuntEngine([AgentSpec("AgentKindA", c) for c in can_hunt[: len(positions)]])
     engine.reset(grid, grid.resources, positions, orientations)
     return engine

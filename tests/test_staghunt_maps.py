@@ -10,11 +10,11 @@ import pytest
 from cogames_lib.errors import DataFileError, MapError
 from cogames_lib.staghunt.maps import (
     INTENTION_MAP_NAMES,
-    MAPS_DIR,
     MULTI_STEP_MAP_NAME,
     ORIENTATION_FILE_NAME,
+    STAGHUNT_MAPS_DIR,
     load_stag_hunt_map,
-    parse_map_text,
+    parse_stag_hunt_map_text,
     random_map,
 )
 from cogames_lib.staghunt.orientation import load_orientation_reference, parse_orientation_text
@@ -28,12 +28,12 @@ MAP_NAMES = [*INTENTION_MAP_NAMES, MULTI_STEP_MAP_NAME]
 def test_project_copies_equal_the_reference_files(name: str) -> None:
     if not REFERENCE.is_dir():
         pytest.skip("reference folder not available")
-    assert (MAPS_DIR / f"{name}.txt").read_bytes() == (REFERENCE / f"{name}.txt").read_bytes()
+    assert (STAGHUNT_MAPS_DIR / f"{name}.txt").read_bytes() == (REFERENCE / f"{name}.txt").read_bytes()
 
 
 @pytest.mark.parametrize("name", MAP_NAMES)
 def test_reference_maps_load_as_13x13_with_two_spawns(name: str) -> None:
-    grid = load_stag_hunt_map(MAPS_DIR / f"{name}.txt")
+    grid = load_stag_hunt_map(STAGHUNT_MAPS_DIR / f"{name}.txt")
     assert grid.shape == (13, 13)
     assert len(grid.spawns) == 2 and list(grid.spawns) == sorted(grid.spawns)
     assert grid.walls[0].all() and grid.walls[-1].all() and grid.walls[:, 0].all() and grid.walls[:, -1].all()
@@ -41,7 +41,7 @@ def test_reference_maps_load_as_13x13_with_two_spawns(name: str) -> None:
 
 
 def test_multi_step_map_layout_matches_the_spec() -> None:
-    grid = load_stag_hunt_map(MAPS_DIR / f"{MULTI_STEP_MAP_NAME}.txt")
+    grid = load_stag_hunt_map(STAGHUNT_MAPS_DIR / f"{MULTI_STEP_MAP_NAME}.txt")
     assert grid.spawns == ((3, 6), (6, 6))
     assert grid.resources[4, 6] == STAG.code and grid.resources[8, 6] == HARE.code
     assert (grid.resources != 0).sum() == 2
@@ -50,17 +50,17 @@ def test_multi_step_map_layout_matches_the_spec() -> None:
 def test_unknown_character_names_line_and_column() -> None:
     text = "WWWWW\nW   W\nW X W\nWWWWW\n"
     with pytest.raises(MapError, match=r"line 3, column 3: unknown map character 'X'"):
-        parse_map_text(text, name="bad.txt")
+        parse_stag_hunt_map_text(text, name="bad.txt")
 
 
 def test_open_border_names_the_line() -> None:
     with pytest.raises(MapError, match=r"bad.txt: line 2, column 1: the outer ring"):
-        parse_map_text("WWWWW\n    W\nWWWWW\n", name="bad.txt")
+        parse_stag_hunt_map_text("WWWWW\n    W\nWWWWW\n", name="bad.txt")
 
 
 def test_blank_lines_are_not_counted_as_rows_but_line_numbers_stay_true() -> None:
     with pytest.raises(MapError, match=r"line 4, column 3"):
-        parse_map_text("WWWWW\n\nW   W\nW ? W\nWWWWW\n", name="m")
+        parse_stag_hunt_map_text("WWWWW\n\nW   W\nW ? W\nWWWWW\n", name="m")
 
 
 def test_missing_map_file_is_a_map_error(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_random_maps_are_seeded_and_walled() -> None:
 
 
 def test_reference_orientation_file_parses_all_four_lines() -> None:
-    table = load_orientation_reference(MAPS_DIR / ORIENTATION_FILE_NAME)
+    table = load_orientation_reference(STAGHUNT_MAPS_DIR / ORIENTATION_FILE_NAME)
     assert {cell: (o.initial, o.facing_stag) for cell, o in table.items()} == {
         (4, 6): (3, 2),
         (6, 8): (0, 3),

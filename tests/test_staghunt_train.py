@@ -23,7 +23,7 @@ from cogames_lib.staghunt import (
     validate_probe_parameters,
 )
 from cogames_lib.staghunt.learner import DQNConfig
-from cogames_lib.staghunt.maps import MAPS_DIR
+from cogames_lib.staghunt.maps import STAGHUNT_MAPS_DIR
 from cogames_lib.staghunt.rules import AgentSpec
 
 FAST = DQNConfig(learning_starts=60, batch_size=16, train_every=2, target_update_every=5, buffer_size=500)
@@ -94,7 +94,7 @@ def test_learning_works_on_a_small_single_agent_hare_map() -> None:
     config = TrainConfig(
         condition="hares_small",
         population=(AgentSpec("AgentKindA"),),
-        env=StagHuntConfig(map_path=str(MAPS_DIR / "training_hares_small.txt"), max_turns=30),
+        env=StagHuntConfig(map_path=str(STAGHUNT_MAPS_DIR / "training_hares_small.txt"), max_turns=30),
         epsilon_decay_epochs=300,
     )
     returns = train(config, epochs=600, probe_every=0, seed=0, progress=False).training["mean_return"]

@@ -26,7 +26,7 @@ def _summary_line(path: Path) -> str:
     return parts[1].strip().splitlines()[0] if len(parts) > 2 and parts[1].strip() else ""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "bench",
         help="run benchmark scripts (benchmarks/*.py) and print their tables",

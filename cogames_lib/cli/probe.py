@@ -40,9 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from cogames_lib.staghunt.runs import train_many, validate_probe_parameters
+    from cogames_lib.staghunt.parameters import validate_probe_parameters
 
     validate_probe_parameters(args.condition, args.epochs, args.probe_every, args.seed, workers=args.workers)
+    from cogames_lib.staghunt.runs import train_many  # torch: only once the arguments are known good
+
     runs = train_many(args.condition, args.seed, args.epochs, args.probe_every, Path(args.out), workers=args.workers,
                       backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress,
                       resume=args.resume, overwrite=args.overwrite)  # fmt: skip

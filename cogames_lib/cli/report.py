@@ -10,7 +10,7 @@ from cogames_lib.cli._codes import EXIT_FAILED_WORK, EXIT_OK
 from cogames_lib.cli._out_dir import add_out_dir_flags
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "report",
         help="run the notebooks with papermill and write an offline HTML report",

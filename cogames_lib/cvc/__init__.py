@@ -1,26 +1,35 @@
-"""Cogs vs Clips: the gridworld engine (`World`), its rules as data, maps, and the PettingZoo env."""
+"""Cogs vs Clips: the gridworld engine (`World`), its rules as data, maps, and the PettingZoo env.
+
+Names are imported on first use (PEP 562), so `import cogames_lib.cvc` (or any of its modules) does not
+start PettingZoo: only `CogsVsClipsEnv` needs it.
+"""
 
 from __future__ import annotations
 
-from cogames_lib.cvc import rules
-from cogames_lib.cvc.config import EnvConfig, ExtractorOverride
-from cogames_lib.cvc.env import CogsVsClipsEnv
-from cogames_lib.cvc.maps import GridMap, load_map, parse_map_text
-from cogames_lib.cvc.observation import CHANNEL, GRID_CHANNELS, SELF_FIELDS, SELF_INDEX, VIEW_RADIUS
-from cogames_lib.cvc.world import World
+import importlib
+from typing import Any
 
-__all__ = [
-    "CHANNEL",
-    "GRID_CHANNELS",
-    "SELF_FIELDS",
-    "SELF_INDEX",
-    "VIEW_RADIUS",
-    "CogsVsClipsEnv",
-    "EnvConfig",
-    "ExtractorOverride",
-    "GridMap",
-    "World",
-    "load_map",
-    "parse_map_text",
-    "rules",
-]
+_EXPORTS = {
+    "CHANNEL": "cogames_lib.cvc.observation",
+    "GRID_CHANNELS": "cogames_lib.cvc.observation",
+    "SELF_FIELDS": "cogames_lib.cvc.observation",
+    "SELF_INDEX": "cogames_lib.cvc.observation",
+    "VIEW_RADIUS": "cogames_lib.cvc.observation",
+    "CogsVsClipsEnv": "cogames_lib.cvc.env",
+    "EnvConfig": "cogames_lib.cvc.config",
+    "ExtractorOverride": "cogames_lib.cvc.config",
+    "GridMap": "cogames_lib.cvc.maps",
+    "World": "cogames_lib.cvc.world",
+    "load_map": "cogames_lib.cvc.maps",
+    "parse_map_text": "cogames_lib.cvc.maps",
+    "rules": "",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'cogames_lib.cvc' has no attribute {name!r}")
+    if not _EXPORTS[name]:  # a submodule
+        return importlib.import_module(f"{__name__}.{name}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -68,7 +68,7 @@ class CogsVsClipsEnv(ParallelEnv):
         self.max_steps = max_steps
         self.render_mode = render_mode
         self.possible_agents = [f"agent_{i}" for i in range(num_agents)]
-        self.agents = []
+        self.agents: list[str] = []
         self._observation_space = observation_space()
         self._action_space = spaces.Discrete(len(rules.ACTIONS))
         self.observation_spaces = dict.fromkeys(self.possible_agents, self._observation_space)
@@ -99,7 +99,7 @@ class CogsVsClipsEnv(ParallelEnv):
         truncated = not done and world.step_count >= self.max_steps
         terminations = dict.fromkeys(names, done)
         truncations = dict.fromkeys(names, truncated)
-        infos = {agent: {} for agent in names}
+        infos: dict[str, dict[str, Any]] = {agent: {} for agent in names}
         if done or truncated:
             self.agents = []
         return observations, rewards, terminations, truncations, infos

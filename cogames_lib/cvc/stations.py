@@ -9,13 +9,24 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from cogames_lib.cvc import rules
+from cogames_lib.cvc.agent import AgentState
 from cogames_lib.cvc.config import EnvConfig
 
-if TYPE_CHECKING:
-    from cogames_lib.cvc.world import AgentState, World
+
+class StationHost(Protocol):
+    """What a station may ask of the world (`cvc.world.World` provides it); declared here so that
+    stations do not import the world that imports them."""
+
+    def adjacent_agents(self, position: int, start_from: int | None = None) -> list[AgentState]: ...
+
+    def refresh_station(self, station: Station) -> None: ...
+
+    def record_deposit(self, agent: AgentState, hearts: int) -> None: ...
+
+    def record_event(self, agent: AgentState, detail: str) -> None: ...
 
 
 class Station:
@@ -25,7 +36,7 @@ class Station:
     def __init__(self, position: int) -> None:
         self.position = position
 
-    def use(self, world: World, actor: AgentState) -> bool:
+    def use(self, world: StationHost, actor: AgentState) -> bool:
         raise NotImplementedError
 
     # Values shown in the observation's value channels.
@@ -49,7 +60,7 @@ class Extractor(Station):
         self.uses_left = rule.max_uses
         self.clipped = clipped
 
-    def use(self, world: World, actor: AgentState) -> bool:
+    def use(self, world: StationHost, actor: AgentState) -> bool:
         if self.clipped:
             # Using a clipped extractor with a decoder repairs it: that use extracts nothing and is not counted.
             if actor.items[rules.DECODER] == 0:
@@ -82,7 +93,7 @@ class Extractor(Station):
 class Charger(Station):
     kind = "charger"
 
-    def use(self, world: World, actor: AgentState) -> bool:
+    def use(self, world: StationHost, actor: AgentState) -> bool:
         # Net gain is CHARGER_ENERGY_GAIN - energy_cost: the use itself is charged like any other.
         actor.energy = min(rules.ENERGY_CAPACITY, actor.energy + rules.CHARGER_ENERGY_GAIN)
         return True
@@ -96,7 +107,7 @@ class HeartChest(Station):
         self.capacity = capacity
         self.hearts = 0
 
-    def use(self, world: World, actor: AgentState) -> bool:
+    def use(self, world: StationHost, actor: AgentState) -> bool:
         if rules.VIBES[actor.vibe] not in rules.HEART_CHEST_DEPOSIT_VIBES:
             return False
         amount = min(actor.items[rules.HEART], self.capacity - self.hearts)
@@ -122,7 +133,7 @@ class ResourceChest(Station):
         self.capacity = capacity
         self.stock = min(stock, capacity)
 
-    def use(self, world: World, actor: AgentState) -> bool:
+    def use(self, world: StationHost, actor: AgentState) -> bool:
         if actor.vibe == self.withdraw_vibe:
             amount = min(self.stock, rules.ITEM_CAPACITY - actor.items[self.item])
             sign = 1
@@ -149,7 +160,7 @@ class Assembler(Station):
         super().__init__(position)
         self.protocols = [(Counter(dict(p.vibes)), p) for p in protocols]
 
-    def use(self, world: World, actor: AgentState) -> bool:
+    def use(self, world: StationHost, actor: AgentState) -> bool:
         neighbours = world.adjacent_agents(self.position, start_from=actor.position)
         shown = Counter(rules.VIBES[a.vibe] for a in neighbours if a.vibe != rules.DEFAULT_VIBE)
         for vibe_multiset, protocol in self.protocols:
@@ -191,25 +202,27 @@ def _first_matched(agents: list[AgentState], vibe_multiset: Counter) -> AgentSta
 
 StationFactory = Callable[[int, EnvConfig, int], Station]
 
+
+def _extractor_factory(resource: str) -> StationFactory:
+    def build(pos: int, config: EnvConfig, chorus: int) -> Station:
+        return Extractor(pos, config.extractor_rule(resource), resource in config.clipped)
+
+    return build
+
+
+def _resource_chest_factory(resource: str) -> StationFactory:
+    def build(pos: int, config: EnvConfig, chorus: int) -> Station:
+        stock = config.resource_chest_stock.get(resource, 0)
+        return ResourceChest(pos, resource, stock, config.resource_chest_capacity)
+
+    return build
+
+
 # Map object name -> how to build its station (position, config, chorus size).
 STATION_FACTORIES: dict[str, StationFactory] = {
     "assembler": lambda pos, config, chorus: Assembler(pos, rules.assembler_protocols(chorus)),
     "chest": lambda pos, config, chorus: HeartChest(pos, config.heart_chest_capacity),
     "charger": lambda pos, config, chorus: Charger(pos),
-    **{
-        f"{resource}_extractor": (
-            lambda pos, config, chorus, resource=resource: Extractor(
-                pos, config.extractor_rule(resource), resource in config.clipped
-            )
-        )
-        for resource in rules.RESOURCES
-    },
-    **{
-        f"chest_{resource}": (
-            lambda pos, config, chorus, resource=resource: ResourceChest(
-                pos, resource, config.resource_chest_stock.get(resource, 0), config.resource_chest_capacity
-            )
-        )
-        for resource in rules.RESOURCES
-    },
+    **{f"{resource}_extractor": _extractor_factory(resource) for resource in rules.RESOURCES},
+    **{f"chest_{resource}": _resource_chest_factory(resource) for resource in rules.RESOURCES},
 }

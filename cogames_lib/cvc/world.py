@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cogames_lib.cvc import rules
+from cogames_lib.cvc.agent import AgentState
 from cogames_lib.cvc.config import EnvConfig
 from cogames_lib.cvc.maps import WALKABLE, GridMap
 from cogames_lib.cvc.observation import CHANNEL, OBJECT_CHANNELS, VIEW_RADIUS, VIEW_SIZE, empty_padded_grid
@@ -23,20 +24,6 @@ from cogames_lib.cvc.stations import STATION_FACTORIES, Station
 EMPTY, WALL, STATION = 0, 1, 2
 _AGENT, _VIBE = CHANNEL["agent"], CHANNEL["agent_vibe"]
 _CLIPPED, _USES_LEFT, _STOCK = CHANNEL["clipped"], CHANNEL["uses_left"], CHANNEL["stock"]
-
-
-class AgentState:
-    __slots__ = ("col", "energy", "index", "items", "last_success", "position", "row", "vibe")
-
-    def __init__(self, index: int, position: int, row: int, col: int, items: list[int], energy: int) -> None:
-        self.index = index
-        self.position = position
-        self.row = row
-        self.col = col
-        self.items = items
-        self.energy = energy
-        self.vibe = rules.DEFAULT_VIBE
-        self.last_success = 1
 
 
 @dataclass(frozen=True)
@@ -186,7 +173,7 @@ class World:
     # -- services for stations ---------------------------------------------------------------------
     def adjacent_agents(self, position: int, start_from: int | None = None) -> list[AgentState]:
         """Agents in the 8 cells around `position`, clockwise from `start_from` (default: north)."""
-        ring = self.ring
+        ring: tuple[int, ...] = self.ring
         if start_from is not None:
             start = ring.index(start_from - position)
             ring = ring[start:] + ring[:start]

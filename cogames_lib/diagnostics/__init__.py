@@ -6,8 +6,9 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
-from cogames_lib.cvc import CogsVsClipsEnv, GridMap, load_map
+from cogames_lib.cvc.maps import GridMap, load_map
 from cogames_lib.diagnostics.catalogue import DIAGNOSTICS, Diagnostic
 from cogames_lib.diagnostics.redundancy import (
     MIN_SHARED_CELLS,
@@ -19,6 +20,9 @@ from cogames_lib.diagnostics.redundancy import (
 )
 from cogames_lib.errors import ParameterError, UnknownNameError, close_matches_message
 from cogames_lib.paths import DIAGNOSTIC_MAPS_DIR
+
+if TYPE_CHECKING:
+    from cogames_lib.cvc.env import CogsVsClipsEnv
 
 __all__ = [
     "DIAGNOSTICS",
@@ -70,6 +74,8 @@ def make_env(
     name: str, num_agents: int, seed: int | None = None, render_mode: str | None = None
 ) -> CogsVsClipsEnv:
     """A ready environment for one diagnostic (reset with `seed` when given)."""
+    from cogames_lib.cvc.env import CogsVsClipsEnv  # PettingZoo: only when an env is wanted
+
     diagnostic = get_diagnostic(name)
     check_agent_count(diagnostic, num_agents)
     env = CogsVsClipsEnv(

@@ -22,24 +22,26 @@ where they are implemented and in docs/mindcraft.md.
 from __future__ import annotations
 
 from cogames_lib.mindcraft.aggregate import (
+    AGENT_COLUMNS,
+    RUN_COLUMNS,
+    SKIPPED_COLUMNS,
     agents_table,
     aggregate_results,
     runs_table,
     skipped_table,
 )
-from cogames_lib.mindcraft.compare import compare_models, most_paired_models
+from cogames_lib.mindcraft.collect import find_task_folders
+from cogames_lib.mindcraft.compare import COMPARISON_COLUMNS, compare_models, most_paired_models
 from cogames_lib.mindcraft.discovery import (
     LAYOUTS,
     NO_SCORE_POLICIES,
     SkippedFolder,
-    find_task_folders,
     validate_analysis_parameters,
 )
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES
 from cogames_lib.mindcraft.logs import analyze_json_file, analyze_log_bytes, parse_agent_log_name
 from cogames_lib.mindcraft.runs import extract_result, read_model_name
 from cogames_lib.mindcraft.sample import generate_sample_tree
-from cogames_lib.mindcraft.schema import AGENT_COLUMNS, COMPARISON_COLUMNS, RUN_COLUMNS, SKIPPED_COLUMNS
 from cogames_lib.mindcraft.stale import STALE_START_SKEW_S
 from cogames_lib.mindcraft.summaries import (
     SUMMARY_TABLES,

@@ -1,6 +1,7 @@
 """Many tasks -> the `mindcraft_runs`, `mindcraft_agents` and `mindcraft_skipped` tables.
 
-`aggregate_results` returns one row per task (columns `RUN_COLUMNS` of `schema.py`, in this order):
+`aggregate_results` returns one row per task (columns `RUN_COLUMNS`, in this order; the
+contract is `tables.MINDCRAFT_RUNS`):
 
 | column | meaning |
 |---|---|
@@ -42,16 +43,23 @@ from cogames_lib.mindcraft.discovery import NO_SCORE_POLICIES, as_path_list, val
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text, valid_text
 from cogames_lib.mindcraft.rows import flatten_run, storable
 from cogames_lib.mindcraft.runs import read_model_name
-from cogames_lib.mindcraft.schema import (
-    AGENT_COLUMNS,
-    AGENT_DTYPES,
-    NESTED_COLUMNS,
-    RUN_COLUMNS,
-    RUN_DTYPES,
-    SKIPPED_COLUMNS,
-)
 from cogames_lib.mindcraft.tasks import load_task_definitions, task_file_paths
 from cogames_lib.outcomes import status_categorical
+from cogames_lib.tables import (
+    MINDCRAFT_AGENTS,
+    MINDCRAFT_PATH_BYTES_COLUMNS,
+    MINDCRAFT_RUNS,
+    MINDCRAFT_SKIPPED,
+)
+
+# The tables' contracts live in `cogames_lib.tables`. The runs frame holds the exact paths in memory
+# and the nested per-run values after its flat columns; the stored tables add the path bytes.
+RUN_COLUMNS: tuple[str, ...] = tuple(
+    column for column in MINDCRAFT_RUNS.columns if column not in MINDCRAFT_PATH_BYTES_COLUMNS.values()
+)
+NESTED_COLUMNS: tuple[str, ...] = ("agent_outcomes", "repetitions")
+AGENT_COLUMNS: tuple[str, ...] = MINDCRAFT_AGENTS.columns
+SKIPPED_COLUMNS: tuple[str, ...] = MINDCRAFT_SKIPPED.columns
 
 
 def _definitions(
@@ -67,8 +75,10 @@ def _definitions(
 def runs_frame(rows: list[dict[str, Any]], no_score_policy: str) -> pd.DataFrame:
     # object first: pandas would infer pyarrow text, which refuses the exact (surrogateescape) paths
     frame = pd.DataFrame(rows, columns=[*RUN_COLUMNS, *NESTED_COLUMNS], dtype=object)
-    for column, dtype in RUN_DTYPES.items():
-        frame[column] = frame[column].astype(dtype)
+    for column in RUN_COLUMNS:
+        dtype = MINDCRAFT_RUNS.dtypes[column]
+        if dtype != "category" and column not in MINDCRAFT_PATH_BYTES_COLUMNS:  # paths stay exact (object)
+            frame[column] = frame[column].astype(dtype)
     frame["overall_completion_status"] = status_categorical(frame["overall_completion_status"])
     frame.attrs["no_score_policy"] = no_score_policy
     return frame
@@ -134,7 +144,9 @@ def agents_table(runs: pd.DataFrame) -> pd.DataFrame:
                 row["final_system_message"] = valid_text(row["final_system_message"])
             rows.append(row)
     frame = pd.DataFrame(rows, columns=list(AGENT_COLUMNS), dtype=object)
-    for column, dtype in AGENT_DTYPES.items():
+    for column, dtype in MINDCRAFT_AGENTS.dtypes.items():
+        if dtype == "category":
+            continue
         values = frame[column]
         if dtype == "float64":
             values = pd.to_numeric(values, errors="coerce")
@@ -156,7 +168,7 @@ def skipped_table(runs: pd.DataFrame) -> pd.DataFrame:
             }
             for item in items
         ],
-        columns=list(SKIPPED_COLUMNS),
+        columns=[column for column in SKIPPED_COLUMNS if column not in MINDCRAFT_PATH_BYTES_COLUMNS.values()],
         dtype=object,
     ).astype({"kind": "string", "path_display": "string", "reason": "string"})
     return storable(frame)
@@ -166,6 +178,7 @@ __all__ = [
     "AGENT_COLUMNS",
     "NO_SCORE_POLICIES",
     "RUN_COLUMNS",
+    "SKIPPED_COLUMNS",
     "agents_table",
     "aggregate_results",
     "runs_table",

@@ -19,12 +19,12 @@ from __future__ import annotations
 import gc
 import operator
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.discovery import SkippedFolder, TaskUnit, scan_folder
+from cogames_lib.mindcraft.discovery import SkippedFolder, TaskUnit, as_path_list, scan_folder
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text
 from cogames_lib.mindcraft.runs import build_run, read_unit
 from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale
@@ -140,7 +140,7 @@ def _walk(
 ) -> tuple[list[Found], list[tuple[Key, SkippedFolder]]]:
     """(what each folder held, skipped entries with their keys); sort both by key for the walk order."""
     auto = workers is None
-    pool_size = (os.cpu_count() or 1) if auto else workers
+    pool_size = (os.cpu_count() or 1) if workers is None else workers
     pending: list[Candidate] = []
     for index, root in enumerate(roots):
         real = os.path.realpath(root)
@@ -299,7 +299,9 @@ def collect_runs(
     return runs, [item for _, item in skipped]
 
 
-def walk_tree(roots: list[str]) -> tuple[list[TaskUnit], list[SkippedFolder]]:
-    """Task units (without their logs) and skipped entries under roots, as `collect_runs` finds them."""
-    runs, skipped = collect_runs(roots, {}, workers=1)
-    return [TaskUnit(run["layout"], run["task_id"], run["folder_path"], ()) for run in runs], skipped
+def find_task_folders(
+    roots: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+) -> tuple[list[str], list[SkippedFolder]]:
+    """(folders holding tasks, skipped entries) under roots, walked like `aggregate_results` does."""
+    runs, skipped = collect_runs(as_path_list(roots), {}, workers=1)
+    return list(dict.fromkeys(run["folder_path"] for run in runs)), skipped

@@ -20,9 +20,10 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.schema import COMPARISON_COLUMNS
 from cogames_lib.stats import bootstrap_interval
+from cogames_lib.tables import MINDCRAFT_COMPARISON
 
+COMPARISON_COLUMNS: tuple[str, ...] = MINDCRAFT_COMPARISON.columns
 COMPARISON_GROUPS: tuple[str, ...] = ("overall", "task_type", "agent_count")
 
 
@@ -112,7 +113,7 @@ def compare_models(
                     n_resamples,
                 )
             )
-    table = pd.DataFrame(rows, columns=list(COMPARISON_COLUMNS))
+    table = MINDCRAFT_COMPARISON.frame(rows)
     table.attrs.update(
         model_a=a,
         model_b=b,

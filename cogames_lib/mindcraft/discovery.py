@@ -108,7 +108,7 @@ def scan_folder(path: str, depth: int, layout_hint: str, allowed: tuple[str, ...
     name = path.rpartition(os.sep)[2]
     if name in NON_TASK_FOLDER_NAMES and depth > 0:
         return FolderScan(skipped=(SkippedFolder(path, NON_TASK_FOLDER_NAMES[name]),))
-    current: list[tuple[int, str, str, str]] = []
+    current: list[tuple[str, str, int, str]] = []  # (file name, agent, run, path to read)
     per_run: list[tuple[str, str, str]] = []
     flat: list[tuple[str, int, str, str, str]] = []
     others: list[str] = []
@@ -215,16 +215,6 @@ def scan_folder(path: str, depth: int, layout_hint: str, allowed: tuple[str, ...
         return FolderScan(skipped=(SkippedFolder(path, "empty experiment folder: no task folders"),))
     # an experiment creates one folder per task before anything runs: an unrun task is an empty folder
     return FolderScan((TaskUnit(layout_hint, name, path, ()),))
-
-
-def find_task_folders(
-    roots: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
-) -> tuple[list[str], list[SkippedFolder]]:
-    """(folders holding tasks, skipped entries) under roots, walked like `aggregate_results` does."""
-    from cogames_lib.mindcraft.collect import walk_tree
-
-    units, skipped = walk_tree(as_path_list(roots))
-    return list(dict.fromkeys(unit.folder for unit in units)), skipped
 
 
 def validate_analysis_parameters(

@@ -1,12 +1,8 @@
 """One Mindcraft agent log -> one outcome dict (`analyze_json_file`).
 
 An agent log is `<Agent>_<server>_<run>.json`: a UTF-8 JSON object whose `turns` list holds the
-conversation, or a bare list of turns (the shape of history files). The verdict is a `system` turn:
-
-- current (since Mar 2025): `Task ended with score : <n>` (a JS number, possibly `NaN`); the typo
-  variant `Task ended in score: <n>` is tolerated;
-- legacy (Jan-Mar 2025): `Task successful ended with code : 2`, `Task timeout reached ended with code : 4`,
-  `No other agents found ended with code : 3` (also `code : undefined`), classified by the phrase.
+conversation, or a bare list of turns (the shape of history files). The verdict is a `system` turn;
+the messages of each era and their statuses are in `verdicts.py`, the JSON decoding in `decode.py`.
 
 Outcome dict keys (one row of the `mindcraft_agents` table):
 
@@ -37,60 +33,20 @@ when the raw bytes contain a verdict phrase at all; regexes are compiled once.
 
 from __future__ import annotations
 
-import json
-import json.scanner
-import math
 import os
 import re
 from typing import Any
 
+from cogames_lib.mindcraft.decode import LogProblem, decode_log
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, RefusedFile, read_regular_file
+from cogames_lib.mindcraft.verdicts import VERDICT_MARKERS, classify_verdict, find_verdict, infer_score_scale
 from cogames_lib.outcomes import CompletionStatus
-
-try:  # a speed-up, not a requirement: without it every log takes the standard-library path
-    import orjson
-
-    _orjson_loads: Any = orjson.loads
-    _OrjsonError: Any = orjson.JSONDecodeError
-except ImportError:  # pragma: no cover - orjson is pinned in requirements.lock
-    _orjson_loads = None
-    _OrjsonError = ValueError
 
 AGENT_LOG_NAME = re.compile(r"^(?P<agent>[A-Za-z]+_\d+)_(?P<run>\d+)\.json$")
 
-SCORE_LINE = re.compile(
-    r"Task ended (?:with|in) score\s*:\s*(NaN|-?Infinity|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
-)
-LEGACY_LINE = re.compile(
-    r"^(Task successful|Task timeout reached|No other agents found) ended with code : (\d+|undefined)",
-    re.MULTILINE,
-)
-
-# Legacy phrase -> (status, score as a fraction of full). Classified by the phrase, not the code:
-# runs with `code : undefined` exist, and the phrase is what the old scripts keyed on. "No other agents
-# found" (code 3) is the path that today ends the task with a logged score of 0 after 30 s, so both
-# eras give the same status: FAILED_SCORE_ZERO with a score of 0.
-LEGACY_VERDICTS: dict[str, tuple[CompletionStatus, float | None]] = {
-    "Task successful": (CompletionStatus.SUCCESS, 1.0),
-    "Task timeout reached": (CompletionStatus.TIMED_OUT, None),
-    "No other agents found": (CompletionStatus.FAILED_SCORE_ZERO, 0.0),
-}
-
-# Cheap byte-level pre-check: a log whose bytes hold neither marker cannot hold a verdict, so its
-# turns are never walked in Python (the common case: every agent but the one that logged the score).
-# Every verdict phrase contains "ended"; JSON could only hide it behind an escape of one of its
-# letters (e = \u0065, n = \u006e, d = \u0064), which all start with `\u006`.
-VERDICT_MARKERS: tuple[bytes, ...] = (b"ended", b"\\u006")
-
-SCORE_SCALE_BY_TASK_TYPE: dict[str, float] = {"construction": 100.0, "cooking": 1.0, "techtree": 1.0}
-
 _NO_SCORE = CompletionStatus.NO_SCORE_LOGGED.value
 _LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
-# The C scanner behind json.loads, called directly: saves three Python-level calls per log.
-_scan_once = getattr(json.scanner, "c_make_scanner", None)
-_scan_once = _scan_once(json.JSONDecoder()) if _scan_once is not None else None
 _NUMBER_TYPES = (int, float)  # taskStart; `start == start` leaves out NaN, which is no time
-_JSON_WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
 def parse_agent_log_name(file_name: str) -> tuple[str, int] | None:
@@ -128,108 +84,6 @@ def _error(file_name: str, reason: str, size: int | None) -> dict[str, Any]:
     }
 
 
-def _find_verdict(turns: list[Any], single: bool) -> tuple[str | None, str | None, float | None, int]:
-    """Walk turns from the end: (verdict kind, message, logged score, score lines found).
-
-    kind is "score", a legacy phrase, or None. The LAST verdict counts (an agent may log its score
-    more than once; earlier lines are stale), except that a legacy timeout anywhere overrides.
-    `single`: the raw bytes hold "ended" exactly once and no escapes that could spell it, so the
-    walk stops at the first turn mentioning it (usually the last turn) instead of visiting them all.
-    """
-    kind: str | None = None
-    message: str | None = None
-    score: float | None = None
-    score_lines = 0
-    timeout_message: str | None = None
-    for turn in reversed(turns):
-        if type(turn) is not dict:
-            continue
-        content = turn.get("content")
-        if type(content) is not str or "ended" not in content:
-            continue
-        if turn.get("role") == "system":
-            score_matches = SCORE_LINE.findall(content)
-            score_lines += len(score_matches)
-            legacy = LEGACY_LINE.search(content)
-            if legacy is not None and legacy.group(1) == "Task timeout reached" and timeout_message is None:
-                timeout_message = content
-            if kind is None and score_matches:
-                kind, message, score = "score", content, float(score_matches[-1])
-            elif kind is None and legacy is not None:
-                kind, message = legacy.group(1), content
-        if single:
-            break
-    if timeout_message is not None:
-        return "Task timeout reached", timeout_message, score, score_lines
-    return kind, message, score, score_lines
-
-
-def classify_verdict(
-    kind: str | None, logged_score: float | None, score_scale: float, errors: list[str]
-) -> tuple[CompletionStatus, float | None]:
-    """(status, raw score in 0..1) from a verdict; the status rules of spec/mindcraft_logs.md."""
-    if kind is None:
-        return CompletionStatus.NO_SCORE_LOGGED, None
-    if kind != "score":
-        return LEGACY_VERDICTS[kind]
-    if logged_score is None or not math.isfinite(logged_score):
-        errors.append(f"score line holds no usable number ({logged_score}); treated as no score")
-        return CompletionStatus.NO_SCORE_LOGGED, None
-    raw = logged_score / score_scale
-    if raw > 1.0 or raw < 0.0:
-        errors.append(f"score {logged_score:g} outside 0..{score_scale:g}; clipped")
-        raw = min(1.0, max(0.0, raw))
-    if raw == 1.0:
-        return CompletionStatus.SUCCESS, raw
-    if raw == 0.0:
-        return CompletionStatus.FAILED_SCORE_ZERO, raw
-    return CompletionStatus.FAILED_PARTIAL_SCORE, raw
-
-
-def infer_score_scale(logged_score: float | None) -> float:
-    """100 when a logged score exceeds 1 (only construction scores percentages), else 1."""
-    if logged_score is not None and math.isfinite(logged_score) and logged_score > 1.0:
-        return 100.0
-    return 1.0
-
-
-def _parse_json(text: str) -> Any:
-    """json.loads, minus its Python-level layers when the text is a bare JSON value (the usual log)."""
-    if _scan_once is not None:
-        try:
-            document, end = _scan_once(text, 0)
-            if end == len(text) or _JSON_WHITESPACE.match(text, end).end() == len(text):
-                return document
-        except StopIteration:  # leading whitespace or no value at all: let json.loads decide
-            pass
-    return json.loads(text)
-
-
-class _Problem:
-    """Why a log is no JSON document (a class, so the hot path tests `type(x) is _Problem`)."""
-
-    __slots__ = ("reason",)
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-
-def _stdlib_document(data: bytes) -> Any:
-    """The standard library's reading of what orjson rejected (or of everything, without orjson)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return _Problem(f"not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start}")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    try:
-        return _parse_json(text)
-    except ValueError as error:  # JSONDecodeError
-        return _Problem(f"not JSON: {error}")
-    except RecursionError:
-        return _Problem("not JSON: nesting too deep")
-
-
 def analyze_log_bytes(file_name: str, data: bytes, score_scale: float | None = None) -> dict[str, Any]:
     """The outcome dict of one log given its bytes. Never raises on any content."""
     names = parse_agent_log_name(file_name)
@@ -244,15 +98,9 @@ def outcome_from_bytes(
     size = len(data)
     if size == 0:
         return _error(file_name, "empty file", 0)
-    try:
-        document = _orjson_loads(data)
-    except (
-        _OrjsonError,
-        TypeError,
-    ):  # NaN, lone surrogates, a BOM, bad UTF-8: the stdlib decides and explains
-        document = _stdlib_document(data)
-        if type(document) is _Problem:
-            return _error(file_name, document.reason, size)
+    document = decode_log(data)
+    if type(document) is LogProblem:
+        return _error(file_name, document.reason, size)
     if type(document) is dict:
         turns = document.get("turns")
         if type(turns) is not list:
@@ -273,7 +121,7 @@ def outcome_from_bytes(
     mentions = data.count(VERDICT_MARKERS[0])
     escaped = VERDICT_MARKERS[1] in data
     if mentions or escaped:
-        kind, message, logged, score_lines = _find_verdict(turns, single=mentions == 1 and not escaped)
+        kind, message, logged, score_lines = find_verdict(turns, single=mentions == 1 and not escaped)
         if score_lines > 1:
             errors.append(f"{score_lines} score lines; the last one counts")
     scale = score_scale if score_scale is not None else infer_score_scale(logged)

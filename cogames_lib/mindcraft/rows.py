@@ -9,10 +9,11 @@ from typing import Any
 import pandas as pd
 
 from cogames_lib.mindcraft.files import display_text
-from cogames_lib.mindcraft.schema import METRIC_COLUMNS, STORED_PATH_COLUMNS
 from cogames_lib.outcomes import CompletionStatus
+from cogames_lib.tables import MINDCRAFT_METRIC_COLUMNS, MINDCRAFT_PATH_BYTES_COLUMNS
 
 S = CompletionStatus
+METRIC_COLUMNS: tuple[str, ...] = tuple(column for column, _ in MINDCRAFT_METRIC_COLUMNS)
 NO_VERDICT_STATUSES: frozenset[str] = frozenset({S.NO_SCORE_LOGGED.value, S.LOG_FILE_ERROR.value})
 LEGACY_NO_AGENTS = "No other agents found"
 # How a run ended, as far as its logs tell (docs/mindcraft.md, "Timeouts"). Current logs never say
@@ -97,11 +98,11 @@ def storable(frame: pd.DataFrame) -> pd.DataFrame:
     Names from the file system are printable in every text column already (`display_text`: pandas and
     pyarrow refuse text holding undecodable bytes); only the path columns keep the exact name in memory
     (object dtype, `surrogateescape` text). Stored, each path column becomes its printable form and a
-    binary column (`STORED_PATH_COLUMNS`) carries the exact bytes: parquet stores them as binary, CSV
+    binary column (`tables.MINDCRAFT_PATH_BYTES_COLUMNS`) carries the exact bytes: parquet stores them as binary, CSV
     and HTML as a bytes literal, so a non-UTF-8 name survives every format (`os.fsdecode` maps back).
     """
     frame = frame.copy()
-    for column, bytes_column in STORED_PATH_COLUMNS.items():
+    for column, bytes_column in MINDCRAFT_PATH_BYTES_COLUMNS.items():
         if column in frame.columns:
             paths = frame[column]
             frame[bytes_column] = pd.Series(

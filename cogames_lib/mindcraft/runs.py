@@ -39,14 +39,13 @@ from cogames_lib.mindcraft.files import (
     read_regular_file,
 )
 from cogames_lib.mindcraft.logs import (
-    SCORE_SCALE_BY_TASK_TYPE,
-    infer_score_scale,
     outcome_from_bytes,
     read_outcome,
     rescale_outcome,
 )
 from cogames_lib.mindcraft.stale import mark_skewed
 from cogames_lib.mindcraft.tasks import task_definition_metrics, task_type_of
+from cogames_lib.mindcraft.verdicts import SCORE_SCALE_BY_TASK_TYPE, infer_score_scale
 from cogames_lib.outcomes import STATUS_ORDER, CompletionStatus
 
 RESULTS_FILE = "results.txt"

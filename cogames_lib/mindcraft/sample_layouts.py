@@ -18,6 +18,10 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from cogames_lib.mindcraft.sample_logs import AGENT_NAMES
+from cogames_lib.mindcraft.sample_writer import random_verdict, write_sample_file
+from cogames_lib.mindcraft.tasks import task_type_of
+
 S3_FOLDER = "s3_download"
 S3_EXPERIMENT = "techtree_s3_03-22_10-00"
 PER_RUN_EXPERIMENT = "gpt-4o-mini_per_run_03-25_14-30"
@@ -27,23 +31,16 @@ MINI_RESULTS = "{'model': 'gpt-4o-mini', 'total': 20}"
 
 
 def _verdict(writer: Any, task_id: str) -> tuple[Any, ...] | None:
-    from cogames_lib.mindcraft.sample import _random_verdict
-    from cogames_lib.mindcraft.tasks import task_type_of
-
-    return _random_verdict(task_type_of(task_id, writer.definitions.get(task_id)) or "unknown", writer.rng)
+    return random_verdict(task_type_of(task_id, writer.definitions.get(task_id)) or "unknown", writer.rng)
 
 
 def _agents(writer: Any, task_id: str) -> list[str]:
-    from cogames_lib.mindcraft.sample import AGENT_NAMES
-
     count = int(writer.definitions.get(task_id, {}).get("agent_count", 2))
     return [f"{AGENT_NAMES[index]}_0" for index in range(count)]
 
 
 def write_s3_download(writer: Any, techtree: Sequence[str]) -> None:
     """Two task folders and `bots/`; the second folder's Andy log is a byte copy of the first's."""
-    from cogames_lib.mindcraft.sample import write_sample_file
-
     experiment = os.path.join(writer.root, S3_FOLDER, S3_EXPERIMENT)
     first, second, third = techtree[:3]
     copied = b""
@@ -73,8 +70,6 @@ def write_s3_download(writer: Any, techtree: Sequence[str]) -> None:
 
 
 def write_per_run(writer: Any, task_ids: Sequence[str], repetitions: int = 2) -> None:
-    from cogames_lib.mindcraft.sample import write_sample_file
-
     experiment = writer.experiment(PER_RUN_EXPERIMENT, MINI_RESULTS)
     for task_id in task_ids:
         names = _agents(writer, task_id)
@@ -92,8 +87,6 @@ def write_per_run(writer: Any, task_ids: Sequence[str], repetitions: int = 2) ->
 
 
 def write_flat(writer: Any, task_ids: Sequence[str]) -> None:
-    from cogames_lib.mindcraft.sample import write_sample_file
-
     experiment = writer.experiment(FLAT_EXPERIMENT, MINI_RESULTS)
     for task_id in task_ids:
         names = _agents(writer, task_id)

@@ -15,8 +15,8 @@ import pandas as pd
 
 from cogames_lib.outcomes import STATUS_ORDER, CompletionStatus
 from cogames_lib.stats import rate_table
+from cogames_lib.tables import RATE_COLUMNS
 
-RATE_COLUMNS: tuple[str, ...] = ("n", "successes", "rate", "ci_low", "ci_high")
 # Mindcraft logs use the first six statuses; RUN_ERROR belongs to the diagnostics sweeps.
 MINDCRAFT_STATUSES: tuple[str, ...] = tuple(s for s in STATUS_ORDER if s != CompletionStatus.RUN_ERROR)
 UNKNOWN = "unknown"

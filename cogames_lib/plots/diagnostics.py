@@ -22,8 +22,10 @@ from cogames_lib.plots.style import (
     require_columns,
 )
 from cogames_lib.plots.summaries import rates
+from cogames_lib.tables import EPISODES
 
-EPISODE_COLUMNS = ("policy", "diagnostic", "num_agents", "seed", "status", "success", "steps")
+# The columns of the episodes table these figures read.
+_PLOTTED = EPISODES.pick("policy", "diagnostic", "num_agents", "seed", "status", "success", "steps")
 
 
 def _diagnostic_order(episodes: pd.DataFrame) -> list[str]:
@@ -41,7 +43,7 @@ def _cell_label(row: pd.Series) -> str:
 
 def pass_rate_heatmap(episodes: pd.DataFrame) -> plt.Figure:
     """Pass rate per (diagnostic, agent count), one panel per policy; each cell: rate, Wilson CI, n."""
-    require_columns(episodes, EPISODE_COLUMNS, "pass_rate_heatmap")
+    require_columns(episodes, _PLOTTED, "pass_rate_heatmap")
     if episodes.empty:
         return empty_figure("Pass rate", "no episodes")
     policies = ordered(episodes["policy"], POLICY_ORDER)
@@ -82,7 +84,7 @@ def pass_rate_heatmap(episodes: pd.DataFrame) -> plt.Figure:
 
 def outcome_rates(episodes: pd.DataFrame) -> plt.Figure:
     """Timeout and error rates per policy and agent count, with Wilson intervals and n."""
-    require_columns(episodes, EPISODE_COLUMNS, "outcome_rates")
+    require_columns(episodes, _PLOTTED, "outcome_rates")
     if episodes.empty:
         return empty_figure("Timeout and error rates", "no episodes")
     frame = episodes.assign(
@@ -138,7 +140,7 @@ def outcome_rates(episodes: pd.DataFrame) -> plt.Figure:
 
 def steps_to_success(episodes: pd.DataFrame) -> plt.Figure:
     """Distribution of steps taken by successful episodes, per diagnostic and policy."""
-    require_columns(episodes, EPISODE_COLUMNS, "steps_to_success")
+    require_columns(episodes, _PLOTTED, "steps_to_success")
     successes = episodes[episodes["success"].astype(bool)].copy()
     if successes.empty:
         return empty_figure("Steps to success", "no successful episode")
@@ -163,7 +165,7 @@ def steps_to_success(episodes: pd.DataFrame) -> plt.Figure:
 
 def capability_matrix(episodes: pd.DataFrame) -> plt.Figure:
     """Pass rate of each policy / ablation on each diagnostic (all agent counts pooled), Wilson CI and n."""
-    require_columns(episodes, EPISODE_COLUMNS, "capability_matrix")
+    require_columns(episodes, _PLOTTED, "capability_matrix")
     if episodes.empty:
         return empty_figure("Capability matrix", "no episodes")
     frame = episodes.assign(
@@ -197,7 +199,7 @@ def capability_matrix(episodes: pd.DataFrame) -> plt.Figure:
 
 def status_count_bars(episodes: pd.DataFrame) -> plt.Figure:
     """Episode outcomes per policy as stacked bars in the fixed status order and colours."""
-    require_columns(episodes, EPISODE_COLUMNS, "status_count_bars")
+    require_columns(episodes, _PLOTTED, "status_count_bars")
     if episodes.empty:
         return empty_figure("Episode outcomes", "no episodes")
     frame = episodes.assign(policy=episodes["policy"].astype(str), status=episodes["status"].astype(str))

@@ -19,9 +19,9 @@ from cogames_lib.plots.style import (
     require_columns,
 )
 from cogames_lib.plots.summaries import status_fractions
+from cogames_lib.tables import RATE_COLUMNS
 
 STATUS_COLUMN = "overall_completion_status"
-RATE_COLUMNS = ("n", "successes", "rate", "ci_low", "ci_high")
 
 
 def _category_labels(values: pd.Series) -> list[str]:

@@ -26,24 +26,13 @@ from cogames_lib.plots.style import (
 )
 from cogames_lib.plots.summaries import mean_with_interval, rates
 from cogames_lib.stats import pearson_or_reason
+from cogames_lib.tables import PROBE_INTENTION, PROBE_MULTISTEP
 
-INTENTION_COLUMNS = (
-    "epoch",
-    "agent_id",
-    "map_name",
-    "partner_kind",
-    "version",
-    "weight_facing_stag",
-    "weight_facing_hare",
+# The columns of the probe tables these figures read.
+_INTENTION_PLOTTED = PROBE_INTENTION.pick(
+    "epoch", "agent_id", "map_name", "partner_kind", "version", "weight_facing_stag", "weight_facing_hare"
 )
-MULTISTEP_COLUMNS = (
-    "epoch",
-    "agent_id",
-    "partner_kind",
-    "first_attack_target",
-    "result",
-    "turn_of_first_attack",
-)
+_MULTISTEP_PLOTTED = PROBE_MULTISTEP.columns
 ALIGNMENT_COLUMNS = ("epoch", "partner_kind", "p_stag_intention", "result", "agrees")
 
 
@@ -127,7 +116,7 @@ def training_curves(metrics: pd.DataFrame, value_columns: Sequence[str], window:
 
 def intention_weights(intention: pd.DataFrame) -> plt.Figure:
     """Mean stag-facing (solid) and hare-facing (dashed) weight per epoch and partner, per condition."""
-    require_columns(intention, INTENTION_COLUMNS, "intention_weights")
+    require_columns(intention, _INTENTION_PLOTTED, "intention_weights")
     if intention.empty:
         return empty_figure("Intention weights", "no intention probe rows")
     frame, partners, colours = _partner_frame(intention)
@@ -160,7 +149,7 @@ def intention_weights(intention: pd.DataFrame) -> plt.Figure:
 
 def intention_ratio(intention: pd.DataFrame) -> plt.Figure:
     """Stag-to-hare weight ratio per epoch and partner, per condition; dashed line at 1 (indifference)."""
-    require_columns(intention, INTENTION_COLUMNS, "intention_ratio")
+    require_columns(intention, _INTENTION_PLOTTED, "intention_ratio")
     if intention.empty:
         return empty_figure("Intention ratio", "no intention probe rows")
     frame, partners, colours = _partner_frame(intention)
@@ -185,7 +174,7 @@ def intention_ratio(intention: pd.DataFrame) -> plt.Figure:
 
 def multistep_results(multistep: pd.DataFrame) -> plt.Figure:
     """Mean multi-step result (1 stag, 0 hare, 0.5 no attack) per epoch and partner, a row per agent kind."""
-    require_columns(multistep, MULTISTEP_COLUMNS, "multistep_results")
+    require_columns(multistep, _MULTISTEP_PLOTTED, "multistep_results")
     if multistep.empty:
         return empty_figure("Multi-step probe", "no multi-step probe rows")
     frame, partners, colours = _partner_frame(multistep)

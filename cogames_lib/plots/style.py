@@ -8,6 +8,7 @@ a fallback palette chosen by sorted position (so an unknown user policy is still
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -82,7 +83,7 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count} {noun if count == 1 else (plural_form or noun + 's')}"
 
 
-def numeric_order(values: Iterable[object]) -> list[object]:
+def numeric_order(values: Iterable[Any]) -> list[Any]:
     """Sorted distinct values (agent counts, epochs): numbers sort as numbers."""
     return sorted({v for v in values if not pd.isna(v)})
 

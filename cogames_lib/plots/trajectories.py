@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 
 from cogames_lib.plots.style import TEXT_PT, annotated_grid, empty_figure, new_figure, plural, require_columns
+from cogames_lib.tables import TRACES
 
-TRACE_COLUMNS = ("step", "agent", "row", "col")
+_PLOTTED = TRACES.pick("step", "agent", "row", "col")
 CROP_MARGIN = 4  # cells shown around the agents' paths
 AGENT_LINE_COLOURS = ("#1b6ca8", "#d1342f", "#2e9e44", "#7b3fa0", "#f0a202", "#111111")
 
@@ -28,7 +29,7 @@ def _map_image(cells: Sequence[Sequence[str]]) -> np.ndarray:
 
 def episode_trajectory(trace: pd.DataFrame, cells: Sequence[Sequence[str]], title: str) -> plt.Figure:
     """One episode's agent paths (row/col per step) over its map: start circle, end cross, one colour each."""
-    require_columns(trace, TRACE_COLUMNS, "episode_trajectory")
+    require_columns(trace, _PLOTTED, "episode_trajectory")
     if trace.empty:
         return empty_figure(title, "no trace rows")
     image = _map_image(cells)

@@ -20,6 +20,7 @@ _EXPORTS = {
     "ProjectPath": "cogames_lib.report.profiles",
     "get_profile": "cogames_lib.report.profiles",
     "ReportResult": "cogames_lib.report.runner",
+    "NotebookStatus": "cogames_lib.report.status",
     "run_report": "cogames_lib.report.runner",
 }
 __all__ = sorted(_EXPORTS)

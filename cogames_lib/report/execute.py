@@ -18,8 +18,9 @@ from typing import Any
 import nbformat
 
 from cogames_lib.io import atomic_path
+from cogames_lib.report.status import NotebookStatus
 
-OK, FAILED, TIMED_OUT = "ok", "failed", "timed_out"
+OK, FAILED, TIMED_OUT = NotebookStatus.OK, NotebookStatus.FAILED, NotebookStatus.TIMED_OUT
 KERNEL_NAME = "python3"
 
 
@@ -27,7 +28,7 @@ KERNEL_NAME = "python3"
 class ExecutionResult:
     """What happened to one notebook; `message` is one line (empty when ok)."""
 
-    status: str
+    status: NotebookStatus
     message: str
     duration_s: float
     notebook_path: Path

@@ -39,7 +39,7 @@ OFFLINE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 """
 
 
-def html_exporter():  # type: ignore[no-untyped-def]
+def html_exporter():
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 

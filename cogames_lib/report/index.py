@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cogames_lib import io
+from cogames_lib.report.status import NotebookStatus
 
 VERSION_PACKAGES = (
     "cogames_lib",
@@ -30,10 +31,10 @@ VERSION_PACKAGES = (
     "nbconvert",
     "dask",
 )
-STATUS_LABELS = {
-    "ok": ("ok", "#2e9e44"),
-    "failed": ("FAILED", "#d1342f"),
-    "timed_out": ("TIMED OUT", "#7b3fa0"),
+STATUS_LABELS: dict[str, tuple[str, str]] = {
+    NotebookStatus.OK: ("ok", "#2e9e44"),
+    NotebookStatus.FAILED: ("FAILED", "#d1342f"),
+    NotebookStatus.TIMED_OUT: ("TIMED OUT", "#7b3fa0"),
 }
 
 
@@ -54,7 +55,7 @@ class NotebookReport:
 
     @property
     def ok(self) -> bool:
-        return self.status == "ok"
+        return self.status == NotebookStatus.OK
 
 
 def collect_versions() -> dict[str, str]:

@@ -27,6 +27,7 @@ from cogames_lib.report.export import export_html
 from cogames_lib.report.index import NotebookReport, collect_versions, render_index, write_index
 from cogames_lib.report.notebook import SUMMARY_FILE, read_summary
 from cogames_lib.report.profiles import NotebookRun, Profile, get_profile, resolve_parameters
+from cogames_lib.report.status import NotebookStatus
 
 INDEX_FILE = "index.html"
 
@@ -62,7 +63,7 @@ def _run_one(job: tuple[NotebookRun, str, str, float | None]) -> NotebookReport:
             export_html(executed.notebook_path, out / f"{run.notebook}.html", run.title)
             html_file = f"{run.notebook}.html"
         except Exception as error:
-            status = "failed"
+            status = NotebookStatus.FAILED
             message = f"{message} | HTML export failed: {type(error).__name__}: {error}".strip(" |")
     return NotebookReport(
         notebook=run.notebook,

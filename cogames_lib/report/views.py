@@ -12,8 +12,11 @@ from typing import Any
 
 import pandas as pd
 
-EPISODE_KEY = ("policy", "diagnostic", "num_agents", "seed")
-ERROR_COLUMNS = ("experiment", "task_id", "file_name", "completion_status", "parsing_errors")
+from cogames_lib.tables import EPISODE_DISPLAY_KEY, MINDCRAFT_AGENTS
+
+ERROR_COLUMNS = MINDCRAFT_AGENTS.pick(
+    "experiment", "task_id", "file_name", "completion_status", "parsing_errors"
+)
 
 
 def json_files(paths: Iterable[str | Path]) -> list[str]:
@@ -37,7 +40,7 @@ def failed_episodes(
     distinct = failed.drop_duplicates(subset=["policy", "diagnostic"], keep="first")
     late = distinct["policy"].astype(str).isin(set(last_policies))
     ordered = pd.concat([distinct[~late], distinct[late]])
-    return ordered.head(limit)[[*EPISODE_KEY, "status", "steps"]].reset_index(drop=True)
+    return ordered.head(limit)[[*EPISODE_DISPLAY_KEY, "status", "steps"]].reset_index(drop=True)
 
 
 def error_folders(agents: pd.DataFrame, skipped: Iterable[Mapping[str, Any]] = ()) -> pd.DataFrame:

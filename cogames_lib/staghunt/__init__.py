@@ -8,76 +8,81 @@ Public surface (everything a notebook needs):
 - analysis: `intention_summary`, `behaviour_summary`, `alignment_pairs`, `alignment_table`;
 - `validate_probe_parameters` for a notebook's first cell; table columns `INTENTION_COLUMNS`,
   `MULTISTEP_COLUMNS`, `TRAINING_COLUMNS`; constants `CONDITIONS`, `PARTNER_KINDS`, `AGENT_KINDS`.
+
+Names are imported on first use (PEP 562): `import cogames_lib.staghunt.engine` starts neither torch nor
+PettingZoo; `DQNConfig` or `train` do.
 """
 
 from __future__ import annotations
 
-from cogames_lib.staghunt.analysis import (
-    alignment_pairs,
-    alignment_table,
-    behaviour_summary,
-    intention_summary,
-)
-from cogames_lib.staghunt.env import StagHuntConfig, StagHuntEnv
-from cogames_lib.staghunt.learner import DQNAgent, DQNConfig, DQNPopulation, FrozenQAgent, QNetwork
-from cogames_lib.staghunt.maps import MAPS_DIR, load_stag_hunt_map
-from cogames_lib.staghunt.orientation import load_orientation_reference
-from cogames_lib.staghunt.probes import (
-    INTENTION_COLUMNS,
-    MULTISTEP_COLUMNS,
-    ProbeSettings,
-    load_probe_suite,
-    run_intention_probe,
-    run_multistep_probe,
-)
-from cogames_lib.staghunt.rules import (
-    AGENT_KINDS,
-    OBSERVATION_CHANNELS,
-    PARTNER_KINDS,
-    PRESET_POPULATIONS,
-    Action,
-    AgentSpec,
-)
-from cogames_lib.staghunt.runs import train_many, validate_probe_parameters
-from cogames_lib.staghunt.sorrel_io import load_probe_tables, load_sorrel_probe_csvs
-from cogames_lib.staghunt.train import TRAINING_COLUMNS, TrainConfig, load_checkpoint, preset, train
+import importlib
+import sys
+import types
+from typing import Any
 
-CONDITIONS: tuple[str, ...] = tuple(PRESET_POPULATIONS)
+_EXPORTS = {
+    "AGENT_KINDS": "cogames_lib.staghunt.rules",
+    "Action": "cogames_lib.staghunt.rules",
+    "AgentSpec": "cogames_lib.staghunt.rules",
+    "DQNAgent": "cogames_lib.staghunt.learner",
+    "DQNConfig": "cogames_lib.staghunt.learner",
+    "DQNPopulation": "cogames_lib.staghunt.learner",
+    "FrozenQAgent": "cogames_lib.staghunt.learner",
+    "INTENTION_COLUMNS": "cogames_lib.staghunt.probes",
+    "STAGHUNT_MAPS_DIR": "cogames_lib.staghunt.maps",
+    "MULTISTEP_COLUMNS": "cogames_lib.staghunt.probes",
+    "OBSERVATION_CHANNELS": "cogames_lib.staghunt.rules",
+    "PARTNER_KINDS": "cogames_lib.staghunt.rules",
+    "PRESET_POPULATIONS": "cogames_lib.staghunt.rules",
+    "ProbeSettings": "cogames_lib.staghunt.probes",
+    "QNetwork": "cogames_lib.staghunt.learner",
+    "StagHuntConfig": "cogames_lib.staghunt.env",
+    "StagHuntEnv": "cogames_lib.staghunt.env",
+    "TRAINING_COLUMNS": "cogames_lib.staghunt.train",
+    "TrainConfig": "cogames_lib.staghunt.train",
+    "alignment_pairs": "cogames_lib.staghunt.analysis",
+    "alignment_table": "cogames_lib.staghunt.analysis",
+    "behaviour_summary": "cogames_lib.staghunt.analysis",
+    "intention_summary": "cogames_lib.staghunt.analysis",
+    "load_checkpoint": "cogames_lib.staghunt.train",
+    "load_orientation_reference": "cogames_lib.staghunt.orientation",
+    "load_probe_suite": "cogames_lib.staghunt.probes",
+    "load_probe_tables": "cogames_lib.staghunt.sorrel_io",
+    "load_sorrel_probe_csvs": "cogames_lib.staghunt.sorrel_io",
+    "load_stag_hunt_map": "cogames_lib.staghunt.maps",
+    "preset": "cogames_lib.staghunt.train",
+    "run_intention_probe": "cogames_lib.staghunt.probes",
+    "run_multistep_probe": "cogames_lib.staghunt.probes",
+    "train": "cogames_lib.staghunt.train",
+    "train_many": "cogames_lib.staghunt.runs",
+    "validate_probe_parameters": "cogames_lib.staghunt.parameters",
+    "CONDITIONS": "",
+}
+__all__ = sorted(_EXPORTS)
 
-__all__ = [
-    "AGENT_KINDS",
-    "CONDITIONS",
-    "INTENTION_COLUMNS",
-    "MAPS_DIR",
-    "MULTISTEP_COLUMNS",
-    "OBSERVATION_CHANNELS",
-    "PARTNER_KINDS",
-    "TRAINING_COLUMNS",
-    "Action",
-    "AgentSpec",
-    "DQNAgent",
-    "DQNConfig",
-    "DQNPopulation",
-    "FrozenQAgent",
-    "ProbeSettings",
-    "QNetwork",
-    "StagHuntConfig",
-    "StagHuntEnv",
-    "TrainConfig",
-    "alignment_pairs",
-    "alignment_table",
-    "behaviour_summary",
-    "intention_summary",
-    "load_checkpoint",
-    "load_orientation_reference",
-    "load_probe_suite",
-    "load_probe_tables",
-    "load_sorrel_probe_csvs",
-    "load_stag_hunt_map",
-    "preset",
-    "run_intention_probe",
-    "run_multistep_probe",
-    "train",
-    "train_many",
-    "validate_probe_parameters",
-]  # fmt: skip
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'cogames_lib.staghunt' has no attribute {name!r}")
+    if name == "CONDITIONS":  # the population presets' names
+        from cogames_lib.staghunt.rules import PRESET_POPULATIONS
+
+        return tuple(PRESET_POPULATIONS)
+    return getattr(importlib.import_module(_EXPORTS[name]), name)
+
+
+class _Package(types.ModuleType):
+    """This package, with one twist: the import system binds every loaded submodule as an attribute of its
+    package, and `train` names both a submodule and the function exported here. The binding is kept off, so
+    `cogames_lib.staghunt.train` stays the function however the submodule was first imported (as it was
+    when this package imported everything eagerly)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if (
+            isinstance(value, types.ModuleType) and name in _EXPORTS
+        ):  # every export here is a module's attribute
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -96,7 +96,7 @@ class EpisodeRunner:
         return self.engine.observe_all()
 
     def step(self, actions: Sequence[int | None]) -> tuple[np.ndarray, TurnResult, bool]:
-        order = self.rng.permutation(self.engine.num_agents)
+        order = self.rng.permutation(self.engine.num_agents).tolist()
         result = self.engine.step(actions, order)
         return self.engine.observe_all(), result, self.engine.turn >= self.config.max_turns
 

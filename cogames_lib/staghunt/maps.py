@@ -17,7 +17,6 @@ from cogames_lib.errors import MapError, ParameterError
 from cogames_lib.paths import STAGHUNT_MAPS_DIR
 from cogames_lib.staghunt.rules import HARE, NO_RESOURCE, STAG
 
-MAPS_DIR = STAGHUNT_MAPS_DIR
 INTENTION_MAP_NAMES: tuple[str, ...] = tuple(f"test_intention_probe_test_{i}" for i in range(1, 5))
 MULTI_STEP_MAP_NAME = "test_multi_step"
 ORIENTATION_FILE_NAME = "agent_init_orientation_reference_probe_test.txt"
@@ -50,7 +49,7 @@ class StagHuntMap:
         return (int(self.walls.shape[0]), int(self.walls.shape[1]))
 
 
-def parse_map_text(text: str, name: str = "<text>") -> StagHuntMap:
+def parse_stag_hunt_map_text(text: str, name: str = "<text>") -> StagHuntMap:
     """Parse sorrel's ASCII map text; errors name the file (`name`), line and column."""
     rows: list[tuple[int, str]] = []
     for line_number, raw in enumerate(text.splitlines(), start=1):
@@ -97,12 +96,12 @@ def load_stag_hunt_map(path: str | Path) -> StagHuntMap:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise MapError(f"{path}: not a UTF-8 text map (byte {error.start}: {error.reason})") from None
-    return parse_map_text(text, name=str(path))
+    return parse_stag_hunt_map_text(text, name=str(path))
 
 
 def shipped_map_path(map_name: str, maps_dir: str | Path | None = None) -> Path:
     """Path of a shipped map by name (without `.txt`)."""
-    return Path(maps_dir or MAPS_DIR) / f"{map_name}.txt"
+    return Path(maps_dir or STAGHUNT_MAPS_DIR) / f"{map_name}.txt"
 
 
 def random_map(

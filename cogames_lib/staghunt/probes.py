@@ -24,26 +24,22 @@ from cogames_lib.errors import DataFileError, MapError, ParameterError
 from cogames_lib.staghunt.engine import StagHuntEngine
 from cogames_lib.staghunt.maps import (
     INTENTION_MAP_NAMES,
-    MAPS_DIR,
     MULTI_STEP_MAP_NAME,
     ORIENTATION_FILE_NAME,
+    STAGHUNT_MAPS_DIR,
     StagHuntMap,
     load_stag_hunt_map,
     shipped_map_path,
 )
 from cogames_lib.staghunt.orientation import SpawnOrientation, load_orientation_reference
 from cogames_lib.staghunt.rules import AGENT_KINDS, PARTNER_KINDS, Action, AgentSpec, move_direction
+from cogames_lib.tables import PROBE_INTENTION, PROBE_MULTISTEP
 
-INTENTION_COLUMNS: tuple[str, ...] = (
-    "epoch", "agent_id", "map_name", "partner_kind", "version",
-    "q_val_forward", "q_val_backward", "q_val_step_left", "q_val_step_right", "q_val_attack",
-    "weight_facing_stag", "weight_facing_hare",
-)  # fmt: skip
-MULTISTEP_COLUMNS: tuple[str, ...] = (
-    "epoch", "agent_id", "partner_kind", "first_attack_target", "result", "turn_of_first_attack",
-)  # fmt: skip
+# The tables' contracts live in `cogames_lib.tables` (the spec's columns, then the optional extras).
+INTENTION_COLUMNS: tuple[str, ...] = PROBE_INTENTION.columns
+MULTISTEP_COLUMNS: tuple[str, ...] = PROBE_MULTISTEP.columns
 # Extra columns written after the spec's columns, in this order (when known).
-EXTRA_COLUMNS: tuple[str, ...] = ("agent_kind", "partner_relation", "condition", "seed", "run_id")
+EXTRA_COLUMNS: tuple[str, ...] = tuple(PROBE_INTENTION.optional)
 RESULT_BY_TARGET: dict[str, float] = {"stag": 1.0, "hare": 0.0, "none": 0.5}
 
 
@@ -55,7 +51,7 @@ class ProbeSettings:
     South toward the stag), the lower one the focal (facing West). `max_test_steps` is 15 by default.
     """
 
-    maps_dir: str = str(MAPS_DIR)
+    maps_dir: str = str(STAGHUNT_MAPS_DIR)
     intention_maps: tuple[str, ...] = INTENTION_MAP_NAMES
     multi_step_map: str = MULTI_STEP_MAP_NAME
     orientation_file: str = ORIENTATION_FILE_NAME
@@ -260,7 +256,8 @@ def run_multistep_episode(
             raise ParameterError(f"act() returned {action}, not an action index 0..{len(Action) - 1}")
         actions.append(action)
         target = engine.step([action, None], order=[0]).attack_targets[0]
-        partner_states.append((*(int(v) for v in engine.positions[1]), int(engine.orientations[1])))
+        row, col = engine.positions[1]
+        partner_states.append((int(row), int(col), int(engine.orientations[1])))
         if action == Action.ATTACK and target is not None:
             return MultiStepOutcome(
                 target, RESULT_BY_TARGET[target], turn, tuple(actions), tuple(partner_states)

@@ -24,7 +24,7 @@ NUM_ACTIONS = len(Action)
 
 # Quarter turns (clockwise) from the agent's orientation to the direction a move goes. Left and right
 # are the agent's own (intuitive) left and right; sorrel had them mirror-labelled.
-MOVE_TURNS: dict[Action, int] = {
+MOVE_TURNS: dict[int, int] = {  # Action keys (an IntEnum, so plain ints find them too)
     Action.FORWARD: 0,
     Action.STEP_RIGHT: 1,
     Action.BACKWARD: 2,

@@ -23,52 +23,14 @@ import pandas as pd
 from cogames_lib import io
 from cogames_lib.errors import ParameterError
 from cogames_lib.parallel import fan_out
-from cogames_lib.staghunt.rules import PRESET_POPULATIONS
-from cogames_lib.staghunt.sorrel_io import require_folder
+from cogames_lib.staghunt.parameters import validate_probe_parameters
 from cogames_lib.staghunt.train import (
     TrainConfig,
     preset,
     run_directory,
     train,
 )
-
-BACKENDS = ("local", "dask")
-RUN_COLUMNS = (
-    "condition",
-    "seed",
-    "run_dir",
-    "epochs",
-    "final_mean_return",
-    "mean_return_last_10pct",
-    "seconds",
-)
-
-
-def validate_probe_parameters(
-    conditions: str | Sequence[str] | None = None,
-    epochs: int | None = None,
-    probe_every: int | None = None,
-    seeds: int | Sequence[int] | None = None,
-    folder: str | Path | None = None,
-    workers: int | None = None,
-    backend: str | None = None,
-) -> None:
-    """Check notebook/CLI parameters up front; raises a one-line `ParameterError` naming the culprit."""
-    if conditions is not None:
-        for condition in [conditions] if isinstance(conditions, str) else conditions:
-            if condition not in PRESET_POPULATIONS:
-                raise ParameterError(f"condition: unknown {condition!r}; known: {sorted(PRESET_POPULATIONS)}")
-    for name, value in (("epochs", epochs), ("probe_every", probe_every), ("workers", workers)):
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-            raise ParameterError(f"{name} must be an integer >= 1, got {value!r}")
-    if seeds is not None:
-        for seed in [seeds] if isinstance(seeds, int) else seeds:
-            if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-                raise ParameterError(f"seeds must be integers >= 0, got {seed!r}")
-    if folder is not None:
-        require_folder(folder)
-    if backend is not None and backend not in BACKENDS:
-        raise ParameterError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+from cogames_lib.tables import PROBE_RUNS
 
 
 def _one_run(job: tuple[TrainConfig, int, int, int, str]) -> dict[str, Any]:
@@ -119,7 +81,7 @@ def train_many(
     resume: bool = True,
     overwrite: bool = False,
 ) -> pd.DataFrame:
-    """Train every (config, seed) pair; returns one row per run (`RUN_COLUMNS`) and writes combined tables.
+    """Train every (config, seed) pair; returns one row per run (`tables.PROBE_RUNS`) and writes combined tables.
 
     backend="local": `workers` processes (1 = in this process). backend="dask": `scheduler` is a
     `dask.distributed.Client`, a scheduler address, or None for a private local cluster of `workers`
@@ -170,7 +132,7 @@ def train_many(
     ran = iter(rows)
     rows = [done[index] if index in done else next(ran) for index in range(len(run_keys))]
     combine_run_tables(out_dir, run_keys)
-    return pd.DataFrame(rows, columns=list(RUN_COLUMNS))
+    return PROBE_RUNS.frame(rows)
 
 
 def _describe_job(job: tuple[TrainConfig, int, int, int, str]) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -34,10 +35,10 @@ from cogames_lib.staghunt.probes import (
     run_multistep_probe,
 )
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS, AgentSpec
+from cogames_lib.tables import TRAINING
 
-TRAINING_COLUMNS: tuple[str, ...] = (
-    "epoch", "epsilon", "mean_return", "stags_killed", "hares_killed", "updates", "mean_loss", "seconds",
-)  # fmt: skip
+# The table's contract lives in `cogames_lib.tables` (one `return_agent_<i>` column per agent follows).
+TRAINING_COLUMNS: tuple[str, ...] = TRAINING.columns
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class TrainConfig:
         return self.epsilon_start + fraction * (self.epsilon_end - self.epsilon_start)
 
 
-def preset(condition: str, **overrides: object) -> TrainConfig:
+def preset(condition: str, **overrides: Any) -> TrainConfig:
     """The named preset (`all_can_hunt` or `not_all_can_hunt`) with optional field overrides."""
     return replace(TrainConfig(condition=condition), **overrides)
 

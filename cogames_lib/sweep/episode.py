@@ -19,8 +19,10 @@ from typing import Any
 from cogames_lib.cvc import rules
 from cogames_lib.outcomes import CompletionStatus
 from cogames_lib.sweep.seeds import agent_seed
+from cogames_lib.tables import TRACE_STEP_COLUMNS
 
-TRACE_COLUMNS = ("step", "agent", "row", "col", "vibe", "action", "action_success", "event")
+# One trace row per agent per step (`cogames_lib.tables.TRACES` without the episode key).
+TRACE_COLUMNS: tuple[str, ...] = tuple(column for column, _ in TRACE_STEP_COLUMNS)
 _NUM_ACTIONS = len(rules.ACTIONS)
 
 

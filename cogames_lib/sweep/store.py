@@ -24,39 +24,11 @@ import pandas as pd
 from cogames_lib import io
 from cogames_lib.errors import DataFileError
 from cogames_lib.sweep.seeds import stable_hash
+from cogames_lib.tables import EPISODES
 
-EPISODE_COLUMNS: tuple[str, ...] = (
-    "sweep_id",
-    "policy",
-    "diagnostic",
-    "num_agents",
-    "seed",
-    "status",
-    "success",
-    "reward",
-    "steps",
-    "max_steps",
-    "error",
-    "duration_s",
-    "episode_seed",
-)
-# What identifies an episode: the cell, the seed index and the derived seed (which encodes the sweep seed).
-EPISODE_KEY: tuple[str, ...] = ("policy", "diagnostic", "num_agents", "seed", "episode_seed")
-_DTYPES = {
-    "sweep_id": "str",
-    "policy": "str",
-    "diagnostic": "str",
-    "num_agents": "int64",
-    "seed": "int64",
-    "status": "str",
-    "success": "bool",
-    "reward": "float64",
-    "steps": "int64",
-    "max_steps": "int64",
-    "error": "str",
-    "duration_s": "float64",
-    "episode_seed": "int64",
-}
+# The episodes table's contract lives in `cogames_lib.tables`; these names are kept for the sweep's users.
+EPISODE_COLUMNS: tuple[str, ...] = EPISODES.columns
+EPISODE_KEY: tuple[str, ...] = EPISODES.key
 _PART_GLOB = "part-*.parquet"
 TABLE = "episodes.parquet"
 
@@ -76,8 +48,7 @@ def part_name(keys: Iterable[tuple]) -> str:
 
 def episode_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """Rows (dicts) -> the plain-typed episode columns in their fixed order."""
-    frame = pd.DataFrame(rows, columns=list(EPISODE_COLUMNS))
-    return frame.astype(_DTYPES)
+    return EPISODES.frame(rows)
 
 
 def read_parts(directory: Path, columns: Iterable[str] | None = None) -> pd.DataFrame:

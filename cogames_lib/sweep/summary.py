@@ -6,8 +6,9 @@ import pandas as pd
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.outcomes import CompletionStatus
+from cogames_lib.tables import SWEEP_SUMMARY
 
-SUMMARY_KEYS = ("policy", "diagnostic", "num_agents")
+SUMMARY_KEYS: tuple[str, ...] = SWEEP_SUMMARY.key
 
 
 def summarise(episodes: pd.DataFrame, by: tuple[str, ...] | list[str] = SUMMARY_KEYS) -> pd.DataFrame:

@@ -20,17 +20,9 @@ from cogames_lib.errors import ParameterError
 from cogames_lib.outcomes import STATUS_ORDER
 from cogames_lib.sweep.episode import TRACE_COLUMNS
 from cogames_lib.sweep.store import EPISODE_KEY, episodes_dir, read_parts, traces_dir
+from cogames_lib.tables import TRACES
 
-_TRACE_DTYPES = {
-    "step": "int64",
-    "agent": "int64",
-    "row": "int64",
-    "col": "int64",
-    "vibe": "str",
-    "action": "str",
-    "action_success": "boolean",
-    "event": "str",
-}
+_TRACE_DTYPES = {column: TRACES.dtypes[column] for column in TRACE_COLUMNS}
 
 
 def trace_table(result: dict[str, Any]) -> pd.DataFrame:

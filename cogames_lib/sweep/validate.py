@@ -12,7 +12,7 @@ import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from cogames_lib.errors import CogamesLibError, ParameterError
 
@@ -44,7 +44,7 @@ class SweepPlan:
         return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     # numpy integers register as numbers.Integral; a bool is not a count
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 

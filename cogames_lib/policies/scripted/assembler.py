@@ -1,14 +1,19 @@
 """The assembler half of the scripted policy: joining a chorus, crafting decoders, making way.
 
-A mixin of `ScriptedPolicy` (it uses the policy's `nav`, `skills`, `items`, `vibe`, `rng` and its
-`_use`, `_explore_or_wander`, `_leave_assembler_vibe` helpers); kept apart because the chorus
-coordination is the one part where agents react to each other.
+A mixin of `ScriptedPolicy`, kept apart because the chorus coordination is the one part where agents react
+to each other. What it needs from the class it is mixed into is declared by `AssemblerHost` (a Protocol the
+mixin inherits, so a type checker holds every attribute and helper it uses to a declared type).
 """
 
 from __future__ import annotations
 
+import random
+from typing import Protocol
+
 from cogames_lib.cvc import rules
+from cogames_lib.policies.scripted.navigation import Navigator
 from cogames_lib.policies.scripted.planning import Cell, move_action
+from cogames_lib.policies.scripted.skills import Skills
 
 DEFAULT, HEART_A, GEAR = (rules.VIBE_INDEX[v] for v in ("default", "heart_a", "gear"))
 CHORUS_VIBES = frozenset({DEFAULT, HEART_A})  # vibes that never break the heart protocol's exact match
@@ -22,7 +27,31 @@ def vibe_action(vibe: int) -> int:
     return rules.FIRST_VIBE_ACTION + vibe
 
 
-class AssemblerBehaviour:
+class AssemblerHost(Protocol):
+    """The state and helpers of the policy that `AssemblerBehaviour` reads and writes."""
+
+    nav: Navigator
+    skills: Skills
+    rng: random.Random
+    vibe: int  # the vibe this agent shows now
+    chorus_size: int  # agents the heart protocol needs (1 without the chorus skill)
+    failed_uses: int  # uses in a row that did not succeed
+    search_steps: int  # steps spent searching for a resource never seen
+    self_sufficient: bool  # gathering every input alone instead of waiting for teammates
+
+    def _use(self, station: Cell, key: object, vibe: int | None, use_cost: int = 0) -> int: ...
+
+    def _explore_or_wander(self) -> int: ...
+
+    def _leave_assembler_vibe(self, action: int | None) -> int | None: ...
+
+
+class AssemblerBehaviour(AssemblerHost):
+    # The mixin's own chorus state (the host's `reset` sets each to 0).
+    backoff: int  # steps left of a random back-off (chorus ablation: two agents showed heart_a at once)
+    full_chorus_steps: int  # steps a full chorus has stood without firing
+    yielded: int  # steps left staying off the orthogonal cells after making way
+
     def _assembler_ring(self) -> tuple[Cell, list[Cell]] | None:
         assemblers = self.nav.memory.known("assembler")
         if not assemblers:

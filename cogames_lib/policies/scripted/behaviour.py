@@ -108,7 +108,8 @@ class ScriptedPolicy(AssemblerBehaviour):
                 self.search_steps = 0
             action = self.nav.explore()
             if action is not None:
-                return self._leave_assembler_vibe(action)
+                left = self._leave_assembler_vibe(action)  # never None for an action given
+                return action if left is None else left
         return self._chorus()
 
     # -- needs and sources -------------------------------------------------------------------------

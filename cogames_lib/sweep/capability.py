@@ -1,6 +1,6 @@
 """The capability matrix: which diagnostics each single-skill ablation of `scripted` fails.
 
-Computed by playing episodes (`cogames_lib.sweep.run_episode`), never looked up. A diagnostic claims
+Computed by playing episodes (`cogames_lib.sweep.episode.run_episode`), never looked up. A diagnostic claims
 skills in the catalogue (`Diagnostic.skills`); `claimed_cells` turns the claims into the cells where an
 ablation must fail, so a test can hold every claim against the data.
 """
@@ -56,7 +56,7 @@ def _policy_name(ablation: str) -> str:
     return "scripted" if ablation == BASELINE else f"scripted:-{ablation}"
 
 
-def capability_matrix(
+def ablation_matrix(
     ablations: Sequence[str] | None = None,
     diagnostics: Sequence[str] | None = None,
     agent_counts: Sequence[int] = DEFAULT_AGENT_COUNTS,
@@ -71,20 +71,20 @@ def capability_matrix(
     does not allow are skipped. Returns a tidy DataFrame with `MATRIX_COLUMNS`.
     """
     from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic
-    from cogames_lib.sweep import run_episode
+    from cogames_lib.sweep.episode import run_episode
 
     chosen = list(ABLATIONS if ablations is None else ablations)
     unknown = [a for a in chosen if a not in ABLATIONS and a != BASELINE]
     if unknown:
-        raise ParameterError(f"capability_matrix(ablations=...): unknown {unknown}; known: {list(ABLATIONS)}")
+        raise ParameterError(f"ablation_matrix(ablations=...): unknown {unknown}; known: {list(ABLATIONS)}")
     if include_baseline and BASELINE not in chosen:
         chosen.insert(0, BASELINE)
     names = [get_diagnostic(d).name for d in (list(DIAGNOSTICS) if diagnostics is None else diagnostics)]
     if not names:
-        raise ParameterError("capability_matrix(diagnostics=...): need at least one diagnostic (None = all)")
+        raise ParameterError("ablation_matrix(diagnostics=...): need at least one diagnostic (None = all)")
     seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
     if not seed_list:
-        raise ParameterError("capability_matrix(seeds=...): need at least one seed")
+        raise ParameterError("ablation_matrix(seeds=...): need at least one seed")
     cells = [
         (ablation, name, count)
         for ablation in chosen
