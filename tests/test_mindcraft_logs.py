@@ -331,14 +331,77 @@ def test_lone_surrogate_escapes_fall_back_to_the_standard_library() -> None:
     assert result["completion_status"] == S.SUCCESS and result["task_start_ms"] == 1742300000000
 
 
-def test_orjson_and_the_standard_library_agree_on_a_normal_log() -> None:
-    from cogames_lib.mindcraft import decode
+def reference_outcome(data: bytes, scale: float | None = None) -> dict:
+    """The outcome as the standard library alone reads the log (msgspec and orjson switched off)."""
+    from cogames_lib.mindcraft import decode, logs
 
-    data = log_bytes("Task ended with score : 57.14285714285714")
-    fast = outcome(data, 100)
-    with mock.patch.object(decode, "_orjson_loads", None):  # TypeError -> the stdlib path
-        slow = outcome(data, 100)
-    assert fast == slow
+    with (
+        mock.patch.object(logs, "decode_turns", lambda data, read_turns: None),
+        mock.patch.object(decode, "_orjson_loads", None),  # TypeError -> the stdlib path
+    ):
+        return outcome(data, scale)
+
+
+def orjson_outcome(data: bytes, scale: float | None = None) -> dict:
+    from cogames_lib.mindcraft import logs
+
+    with mock.patch.object(logs, "decode_turns", lambda data, read_turns: None):
+        return outcome(data, scale)
+
+
+def test_msgspec_orjson_and_the_standard_library_agree_on_a_normal_log() -> None:
+    from cogames_lib.mindcraft.decode import decode_turns
+
+    for data in (log_bytes("Task ended with score : 57.14285714285714"), log_bytes()):
+        assert decode_turns(data, True) is not None and decode_turns(data, False) is not None
+        fast = outcome(data, 100)
+        assert fast == orjson_outcome(data, 100) == reference_outcome(data, 100)
+        assert fast["task_start_ms"] == 1742300000000 and fast["turn_count"] >= 3
+
+
+@pytest.mark.parametrize(
+    ("replacement", "reason"),
+    [
+        (b'"caf\xe9"', "not UTF-8: byte 0xe9"),  # Latin-1 in a field the fast reader skips
+        (b'"\xc0\xaf"', "not UTF-8: byte 0xc0"),  # overlong encoding of '/'
+        (b'"\xed\xa0\xbd"', "not UTF-8: byte 0xed"),  # a surrogate encoded as UTF-8
+        (b'"\xf4\x90\x80\x80"', "not UTF-8: byte 0xf4"),  # beyond U+10FFFF
+        (b"NaN", None),  # valid for Python's json, refused by msgspec and orjson
+        (b'"\\ud83d"', None),  # a lone surrogate escape, likewise
+    ],
+)
+def test_what_the_fast_reader_cannot_judge_is_judged_by_the_standard_library(replacement, reason) -> None:
+    # msgspec does not check UTF-8 and refuses what Python's json accepts: neither may change a status
+    data = log_bytes("Task ended with score : 1").replace(b'"memory": ""', b'"memory": ' + replacement)
+    result = outcome(data)
+    assert result == reference_outcome(data)
+    if reason is None:
+        assert result["completion_status"] == S.SUCCESS
+    else:
+        assert result["completion_status"] == S.LOG_FILE_ERROR and result["parsing_errors"][0].startswith(
+            reason
+        )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(turn, max_size=8),
+    st.booleans(),
+    st.one_of(st.none(), st.integers(), st.floats(), st.booleans()),
+    st.integers(min_value=0, max_value=400),
+    st.sampled_from([b"", b"\xff", b"\xc0\xaf", b"\xef\xbb\xbf", b"}", b"\\ud83d", b"NaN", b","]),
+)
+def test_property_the_fast_readers_agree_with_the_standard_library(turns, wrapped, start, cut, junk) -> None:
+    # any log, cut anywhere and with odd bytes spliced in: the same outcome whichever reader read it
+    document = {"memory": "m", "turns": turns, "taskStart": start} if wrapped else turns
+    data = json.dumps(document, allow_nan=True).encode()
+    position = min(cut, len(data))
+    for variant in (data, data[:position], data[:position] + junk + data[position:]):
+        if not variant:
+            continue
+        expected = repr(reference_outcome(variant))  # repr: a logged NaN equals itself
+        assert repr(outcome(variant)) == expected
+        assert repr(orjson_outcome(variant)) == expected
 
 
 def test_size_cap_refuses_a_large_file_without_reading_it(tmp_path) -> None:

@@ -37,7 +37,7 @@ import os
 import re
 from typing import Any
 
-from cogames_lib.mindcraft.decode import LogProblem, decode_log
+from cogames_lib.mindcraft.decode import NO_TURNS, LogProblem, as_turn, decode_log, decode_turns
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, RefusedFile, read_regular_file
 from cogames_lib.mindcraft.verdicts import VERDICT_MARKERS, classify_verdict, find_verdict, infer_score_scale
 from cogames_lib.outcomes import CompletionStatus
@@ -98,29 +98,38 @@ def outcome_from_bytes(
     size = len(data)
     if size == 0:
         return _error(file_name, "empty file", 0)
-    document = decode_log(data)
-    if type(document) is LogProblem:
-        return _error(file_name, document.reason, size)
-    if type(document) is dict:
-        turns = document.get("turns")
-        if type(turns) is not list:
-            return _error(file_name, "wrong shape: object without a 'turns' list", size)
-    elif type(document) is list:
-        turns = document
-    else:
-        return _error(file_name, f"wrong shape: top level is {type(document).__name__}", size)
-
+    mentions = data.count(VERDICT_MARKERS[0])
+    escaped = VERDICT_MARKERS[1] in data
+    walk = bool(mentions or escaped)
     errors: list[str] = []
-    malformed = len(turns) - list(map(type, turns)).count(dict)  # C-speed (a set of types costs twice)
-    if malformed:
-        errors.append(f"{malformed} malformed turn(s) skipped (not an object)")
+    fast = decode_turns(data, walk)
+    if fast is not None:  # the usual log: every turn an object
+        turns, start, is_object = fast
+        if turns is NO_TURNS:
+            return _error(file_name, "wrong shape: object without a 'turns' list", size)
+        turn_count = len(turns)
+    else:
+        document = decode_log(data)
+        if type(document) is LogProblem:
+            return _error(file_name, document.reason, size)
+        if type(document) is dict:
+            turns, start, is_object = document.get("turns"), document.get("taskStart"), True
+            if type(turns) is not list:
+                return _error(file_name, "wrong shape: object without a 'turns' list", size)
+        elif type(document) is list:
+            turns, start, is_object = document, None, False
+        else:
+            return _error(file_name, f"wrong shape: top level is {type(document).__name__}", size)
+        turn_count = len(turns)
+        objects = [turn for turn in turns if type(turn) is dict]
+        if len(objects) < turn_count:
+            errors.append(f"{turn_count - len(objects)} malformed turn(s) skipped (not an object)")
+        turns = [as_turn(turn) for turn in objects] if walk else objects
     kind: str | None = None
     message: str | None = None
     logged: float | None = None
     score_lines = 0
-    mentions = data.count(VERDICT_MARKERS[0])
-    escaped = VERDICT_MARKERS[1] in data
-    if mentions or escaped:
+    if walk:
         kind, message, logged, score_lines = find_verdict(turns, single=mentions == 1 and not escaped)
         if score_lines > 1:
             errors.append(f"{score_lines} score lines; the last one counts")
@@ -141,15 +150,11 @@ def outcome_from_bytes(
         "verdict_source": None if kind is None else ("score" if kind == "score" else "legacy"),
         "score_lines_found": score_lines,
         "final_system_message": message,
-        "turn_count": len(turns),
+        "turn_count": turn_count,
         "agent_log_processed": True,
         "parsing_errors": errors,
         "file_size_bytes": size,
-        "task_start_ms": start
-        if type(document) is dict
-        and type(start := document.get("taskStart")) in _NUMBER_TYPES
-        and start == start
-        else None,
+        "task_start_ms": start if is_object and type(start) in _NUMBER_TYPES and start == start else None,
         "stale_reason": None,
     }
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
 
+from cogames_lib.mindcraft.decode import Turn
 from cogames_lib.outcomes import CompletionStatus
 
 SCORE_LINE = re.compile(
@@ -45,8 +45,8 @@ VERDICT_MARKERS: tuple[bytes, ...] = (b"ended", b"\\u006")
 SCORE_SCALE_BY_TASK_TYPE: dict[str, float] = {"construction": 100.0, "cooking": 1.0, "techtree": 1.0}
 
 
-def find_verdict(turns: list[Any], single: bool) -> tuple[str | None, str | None, float | None, int]:
-    """Walk turns from the end: (verdict kind, message, logged score, score lines found).
+def find_verdict(turns: list[Turn], single: bool) -> tuple[str | None, str | None, float | None, int]:
+    """Walk turns (`decode.Turn`: role, content) from the end: (verdict kind, message, logged score, score lines found).
 
     kind is "score", a legacy phrase, or None. The LAST verdict counts (an agent may log its score
     more than once; earlier lines are stale), except that a legacy timeout anywhere overrides.
@@ -59,12 +59,10 @@ def find_verdict(turns: list[Any], single: bool) -> tuple[str | None, str | None
     score_lines = 0
     timeout_message: str | None = None
     for turn in reversed(turns):
-        if type(turn) is not dict:
-            continue
-        content = turn.get("content")
+        content = turn.content
         if type(content) is not str or "ended" not in content:
             continue
-        if turn.get("role") == "system":
+        if turn.role == "system":
             score_matches = SCORE_LINE.findall(content)
             score_lines += len(score_matches)
             legacy = LEGACY_LINE.search(content)
