@@ -387,7 +387,8 @@ def test_what_the_fast_reader_cannot_judge_is_judged_by_the_standard_library(rep
 @given(
     st.lists(turn, max_size=8),
     st.booleans(),
-    st.one_of(st.none(), st.integers(), st.floats(), st.booleans()),
+    # a taskStart beyond 64 bits reads as a float in orjson and msgspec, as an int in the stdlib: not a time
+    st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1), st.floats(), st.booleans()),
     st.integers(min_value=0, max_value=400),
     st.sampled_from([b"", b"\xff", b"\xc0\xaf", b"\xef\xbb\xbf", b"}", b"\\ud83d", b"NaN", b","]),
 )

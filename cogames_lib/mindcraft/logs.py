@@ -98,8 +98,11 @@ def outcome_from_bytes(
     size = len(data)
     if size == 0:
         return _error(file_name, "empty file", 0)
-    mentions = data.count(VERDICT_MARKERS[0])
-    escaped = VERDICT_MARKERS[1] in data
+    marker, escape = VERDICT_MARKERS
+    # searched from the end: a verdict sits in the last turns, and rfind beats count and `in` here
+    last = data.rfind(marker)
+    mentions = 0 if last < 0 else 1 if data.rfind(marker, 0, last) < 0 else 2  # 2: more than once
+    escaped = data.rfind(escape) >= 0
     walk = bool(mentions or escaped)
     errors: list[str] = []
     fast = decode_turns(data, walk)
