@@ -80,12 +80,6 @@ def mark_skewed(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return result
 
 
-def _fingerprint(outcome: dict[str, Any]) -> tuple[Any, ...] | None:
-    if not outcome["agent_log_processed"] or not outcome["file_size_bytes"]:
-        return None
-    return (outcome["file_size_bytes"], outcome.get("task_start_ms"), outcome["turn_count"])
-
-
 def _same_bytes(first: str, second: str) -> bool:
     try:
         return read_regular_file(first) == read_regular_file(second)
@@ -102,10 +96,16 @@ def find_identical_copies(
     """
     candidates: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
     for run_position, run in enumerate(runs):
-        for position, outcome in enumerate(run["agent_outcomes"]):
-            key = _fingerprint(outcome)
-            if key is not None and outcome.get("source_path"):
-                candidates.setdefault(key, []).append((run_position, position))
+        for position, outcome in enumerate(run["agent_outcomes"]):  # every log: kept lean
+            size = outcome["file_size_bytes"]
+            if size and outcome["agent_log_processed"] and outcome.get("source_path"):
+                # a copy has the same size, start time and turn count; the bytes decide below
+                key = (size, outcome["task_start_ms"], outcome["turn_count"])
+                places = candidates.get(key)
+                if places is None:
+                    candidates[key] = [(run_position, position)]
+                else:
+                    places.append((run_position, position))
     stale: dict[tuple[int, int], str] = {}
     for places in candidates.values():
         if len({runs[r]["unit_key"] for r, _ in places}) < 2:
