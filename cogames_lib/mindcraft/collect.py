@@ -39,7 +39,9 @@ CHUNK_SIZE = 200
 # it, real path, real directories whose files symlinks may point at)
 Candidate = tuple[int, tuple[str, ...], str, int, str, str, tuple[str, ...]]
 Key = tuple[int, tuple[str, ...]]
-Found = tuple[Key, int, str, TaskUnit, Any]  # (key, position in its folder, "run" | "partial", unit, payload)
+Found = tuple[
+    Key, int, str, TaskUnit | None, Any
+]  # (key, position in its folder, "run" | "partial", unit of a partial, payload)
 
 
 @contextmanager
@@ -104,7 +106,7 @@ def _process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> list[
                     ignored_files=unit.others,
                     unit_key=real,
                 )
-                units.append(("run", unit, run))
+                units.append(("run", None, run))  # the unit is not needed back: smaller results
             results.append((units, scan.subfolders, scan.skipped, scan.s3_marker))
         return results
 
@@ -177,6 +179,11 @@ def _walk(
                 logs_seen += _log_count(None, output)
                 outputs.append(output)
                 position += 1
+            rest = fresh[position * chunk_size :]
+            if pool_size > 1 and rest:
+                # a pool gets about four large chunks a worker: each chunk carries the definitions its
+                # folders need and comes back as one message, so fewer chunks cost less on both sides
+                chunks[position:] = _chunks(rest, max(chunk_size, -(-len(rest) // (pool_size * 4))))
             for output in fan.map(
                 _process_chunk, _jobs(chunks[position:], definitions, max_bytes), _log_count
             ):
@@ -286,7 +293,9 @@ def collect_runs(
     with _gc_paused():
         found, skipped = _walk(roots, definitions, workers, progress, chunk_size, max_bytes)
         partials = [
-            (key, number, unit, payload) for key, number, kind, unit, payload in found if kind == "partial"
+            (key, number, unit, payload)
+            for key, number, kind, unit, payload in found
+            if kind == "partial" and unit is not None
         ]
         if partials:
             complete = [(key, number, payload) for key, number, kind, _, payload in found if kind == "run"]
