@@ -81,17 +81,20 @@ def cached_metrics(task_id: str, definition: Any) -> dict[str, Any]:
     return metrics
 
 
-def _process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> list[tuple[Any, ...]]:
-    """Scan each candidate of a (chunk, definitions, max bytes) job; parse what it holds."""
+def _process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> tuple[int, list[tuple[Any, ...]]]:
+    """Scan each candidate of a (chunk, definitions, max bytes) job; parse what it holds.
+    Returns (logs read, one result per candidate)."""
     with _gc_paused():
         chunk, definitions, max_bytes = job
         results = []
+        logs_read = 0
         for candidate in chunk:
-            _, _, path, depth, hint, real, allowed = candidate
+            path, depth, hint, real, allowed = candidate[2:]
             scan = scan_folder(path, depth, hint, allowed)
             units: list[tuple[str, Any, Any]] = []
             for unit in scan.units:
                 outcomes = read_unit(unit, max_bytes)
+                logs_read += len(outcomes)
                 if unit.layout in ("per_run", "flat"):  # combined in the parent, with its sibling folders
                     units.append(("partial", unit._replace(logs=()), outcomes))
                     continue
@@ -108,16 +111,12 @@ def _process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> list[
                 )
                 units.append(("run", None, run))  # the unit is not needed back: smaller results
             results.append((units, scan.subfolders, scan.skipped, scan.s3_marker))
-        return results
+        return logs_read, results
 
 
-def _log_count(job: Any, output: list[tuple[Any, ...]]) -> int:
-    """Logs read in a chunk's output (the progress bar counts logs; the automatic pool starts on them)."""
-    return sum(
-        payload["total_agent_logs_found"] if kind == "run" else len(payload)
-        for units, *_ in output
-        for kind, _, payload in units
-    )
+def _log_count(job: Any, output: tuple[int, list[tuple[Any, ...]]]) -> int:
+    """Logs read in a chunk (the progress bar counts logs; the automatic pool starts on them)."""
+    return output[0]
 
 
 def _chunks(items: list[Any], size: int) -> list[list[Any]]:
@@ -172,11 +171,11 @@ def _walk(
                     fresh.append(candidate)
             fresh.sort()  # by (root index, path parts) first: the walk order
             chunks = _chunks(fresh, chunk_size)
-            outputs: list[list[tuple[Any, ...]]] = []
+            outputs: list[list[tuple[Any, ...]]] = []  # per chunk, one result per candidate
             position = 0
             while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
-                output = _process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
-                logs_seen += _log_count(None, output)
+                count, output = _process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
+                logs_seen += count
                 outputs.append(output)
                 position += 1
             rest = fresh[position * chunk_size :]
@@ -184,10 +183,10 @@ def _walk(
                 # a pool gets about four large chunks a worker: each chunk carries the definitions its
                 # folders need and comes back as one message, so fewer chunks cost less on both sides
                 chunks[position:] = _chunks(rest, max(chunk_size, -(-len(rest) // (pool_size * 4))))
-            for output in fan.map(
+            for count, output in fan.map(
                 _process_chunk, _jobs(chunks[position:], definitions, max_bytes), _log_count
             ):
-                logs_seen += _log_count(None, output)
+                logs_seen += count
                 outputs.append(output)
             pending = []
             for chunk, output in zip(chunks, outputs, strict=True):

@@ -108,7 +108,7 @@ def find_identical_copies(
                     places.append((run_position, position))
     stale: dict[tuple[int, int], str] = {}
     for places in candidates.values():
-        if len({runs[r]["unit_key"] for r, _ in places}) < 2:
+        if len(places) < 2 or len({runs[r]["unit_key"] for r, _ in places}) < 2:  # the first: nearly all
             continue
         path_of = {place: runs[place[0]]["agent_outcomes"][place[1]]["source_path"] for place in places}
         first = places[0]
