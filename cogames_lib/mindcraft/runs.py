@@ -157,9 +157,12 @@ def build_run(
     experiment_root = folder if layout in ("flat", "per_run") else folder.rpartition(os.sep)[0]
     task_type = task_type_of(task_id, task_definition)
     scale = _score_scale(task_type, outcomes)
-    if any(outcome["score_scale"] != scale for outcome in outcomes):
-        outcomes = [rescale_outcome(outcome, scale) for outcome in outcomes]
-    outcomes = mark_skewed(outcomes)
+    for outcome in outcomes:  # a loop, not any(<generator>): this runs for every task
+        if outcome["score_scale"] != scale:
+            outcomes = [rescale_outcome(outcome, scale) for outcome in outcomes]
+            break
+    if len(outcomes) > 1:  # one log cannot be stale by its start time
+        outcomes = mark_skewed(outcomes)
 
     by_run: dict[int, list[dict[str, Any]]] = {}
     agents = set()
