@@ -16,107 +16,26 @@ below that).
 
 from __future__ import annotations
 
-import gc
 import operator
 import os
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.discovery import SkippedFolder, TaskUnit, as_path_list, scan_folder
+from cogames_lib.mindcraft.chunk import CHUNK_PRELOAD, Candidate, gc_paused, log_count, process_chunk
+from cogames_lib.mindcraft.discovery import SkippedFolder, TaskUnit, as_path_list
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text
-from cogames_lib.mindcraft.runs import build_run, read_unit
+from cogames_lib.mindcraft.runs import build_run
 from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale
-from cogames_lib.mindcraft.tasks import task_definition_metrics
 from cogames_lib.parallel import FanOut
 
-WORKER_PRELOAD = ["cogames_lib.mindcraft.collect"]
 AUTO_PARALLEL_LOGS = 2000
 CHUNK_SIZE = 200
 
-# A folder to look at: (root index, path parts below the root, path, depth, layout hint for tasks in
-# it, real path, real directories whose files symlinks may point at)
-Candidate = tuple[int, tuple[str, ...], str, int, str, str, tuple[str, ...]]
 Key = tuple[int, tuple[str, ...]]
 Found = tuple[
     Key, int, str, TaskUnit | None, Any
 ]  # (key, position in its folder, "run" | "partial", unit of a partial, payload)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: parsing builds only acyclic dicts and lists, and with
-    tens of thousands of them alive each automatic full collection re-walks them all (10-30% of
-    the parse time, measured). Reference counting still frees everything as usual.
-
-    On resuming, the objects made meanwhile go straight to the oldest generation (freeze, then
-    unfreeze: nothing stays frozen, nothing leaks), so the young collections that would follow do not
-    walk all of them twice more; a full collection still sees them, and any cycle, later."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.freeze()
-            gc.unfreeze()
-            gc.enable()
-
-
-# task id -> (its definition, its metrics): a task id recurs in every experiment, its metrics need
-# computing once per process (checked against the definition, which a later job may change)
-_METRICS_CACHE: dict[str, tuple[Any, dict[str, Any]]] = {}
-_METRICS_CACHE_LIMIT = 100_000
-
-
-def cached_metrics(task_id: str, definition: Any) -> dict[str, Any]:
-    cached = _METRICS_CACHE.get(task_id)
-    if cached is not None and (cached[0] is definition or cached[0] == definition):
-        return cached[1]
-    if len(_METRICS_CACHE) > _METRICS_CACHE_LIMIT:
-        _METRICS_CACHE.clear()
-    metrics = task_definition_metrics(task_id, definition)
-    _METRICS_CACHE[task_id] = (definition, metrics)
-    return metrics
-
-
-def _process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> tuple[int, list[tuple[Any, ...]]]:
-    """Scan each candidate of a (chunk, definitions, max bytes) job; parse what it holds.
-    Returns (logs read, one result per candidate)."""
-    with _gc_paused():
-        chunk, definitions, max_bytes = job
-        results = []
-        logs_read = 0
-        for candidate in chunk:
-            path, depth, hint, real, allowed = candidate[2:]
-            scan = scan_folder(path, depth, hint, allowed)
-            units: list[tuple[str, Any, Any]] = []
-            for unit in scan.units:
-                outcomes = read_unit(unit, max_bytes)
-                logs_read += len(outcomes)
-                if unit.layout in ("per_run", "flat"):  # combined in the parent, with its sibling folders
-                    units.append(("partial", unit._replace(logs=()), outcomes))
-                    continue
-                definition = definitions.get(unit.task_id)
-                run = build_run(
-                    unit.task_id,
-                    path,
-                    unit.layout,
-                    outcomes,
-                    definition,
-                    metrics=cached_metrics(unit.task_id, definition),  # shared: nothing mutates it
-                    ignored_files=unit.others,
-                    unit_key=real,
-                )
-                units.append(("run", None, run))  # the unit is not needed back: smaller results
-            results.append((units, scan.subfolders, scan.skipped, scan.s3_marker))
-        return logs_read, results
-
-
-def _log_count(job: Any, output: tuple[int, list[tuple[Any, ...]]]) -> int:
-    """Logs read in a chunk (the progress bar counts logs; the automatic pool starts on them)."""
-    return output[0]
 
 
 def _chunks(items: list[Any], size: int) -> list[list[Any]]:
@@ -157,7 +76,7 @@ def _walk(
     walked: dict[str, str] = {}  # real path -> the path it was scanned under
     logs_seen = 0
     with FanOut(
-        workers=pool_size, progress=progress, description="agent logs", unit="log", preload=WORKER_PRELOAD
+        workers=pool_size, progress=progress, description="agent logs", unit="log", preload=CHUNK_PRELOAD
     ) as fan:
         while pending:
             fresh: list[Candidate] = []
@@ -174,7 +93,7 @@ def _walk(
             outputs: list[list[tuple[Any, ...]]] = []  # per chunk, one result per candidate
             position = 0
             while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
-                count, output = _process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
+                count, output = process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
                 logs_seen += count
                 outputs.append(output)
                 position += 1
@@ -184,7 +103,7 @@ def _walk(
                 # folders need and comes back as one message, so fewer chunks cost less on both sides
                 chunks[position:] = _chunks(rest, max(chunk_size, -(-len(rest) // (pool_size * 4))))
             for count, output in fan.map(
-                _process_chunk, _jobs(chunks[position:], definitions, max_bytes), _log_count
+                process_chunk, _jobs(chunks[position:], definitions, max_bytes), log_count
             ):
                 logs_seen += count
                 outputs.append(output)
@@ -289,7 +208,7 @@ def collect_runs(
         raise ParameterError(f"workers: must be >= 1 (or None for automatic), got {workers}")
     if max_bytes < 1:
         raise ParameterError(f"max_bytes: must be >= 1, got {max_bytes}")
-    with _gc_paused():
+    with gc_paused():
         found, skipped = _walk(roots, definitions, workers, progress, chunk_size, max_bytes)
         partials = [
             (key, number, unit, payload)
