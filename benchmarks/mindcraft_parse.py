@@ -1,21 +1,29 @@
-"""Benchmark: parse a generated Mindcraft experiment tree (default 10,000 task folders, ~20,000 logs).
+"""Benchmark: our Mindcraft parser against the old `evaluation_script` loop, same tree, same run.
 
-    .venv/bin/python benchmarks/mindcraft_parse.py [--folders 10000] [--workers 1 2] [--repeats 5]
+    python benchmarks/mindcraft_parse.py [--folders 10000] [--workers 1 2] [--repeats 5]
 
-The tree is SYNTHETIC (seeded, real task ids from data/mindcraft_sample/tasks), written once under
-benchmarks/out/ (git-ignored) and reused. One untimed pass warms the page cache; each configuration
-is then timed `--repeats` times, rounds interleaved, and the best run is reported (the machine is
-shared; the load average is printed). CPU seconds (this process plus its joined pool workers) are
-printed too: on a loaded machine they show the work done, wall time shows what a user waits. Stages:
-`floor` = only reading, decoding and json.loads of every log (no walk, no classification): the
-ceiling any parser that validates JSON can reach here; `parse` = walk the tree, read and classify
-every log, combine per folder (what scales with processes);
-`aggregate` = the whole `aggregate_results` call including the pandas frame.
+The tree is SYNTHETIC (seeded, real task ids from data/mindcraft_sample/tasks; default 10,000 task
+folders, ~20,000 logs), written once under benchmarks/out/ (git-ignored) and reused. One untimed pass
+warms the page cache; each configuration is then timed `--repeats` times, rounds interleaved so load
+drift on the shared machine hits all alike, and the best run is reported with its CPU seconds (this
+process plus joined pool workers). The load average is printed before and after.
+
+Configurations:
+- `old loop`: a faithful reimplementation of Mindcraft's `tasks/evaluation_script.py` check loop
+  (kolbytn/mindcraft@2818330d: per experiment folder, glob the task folders, glob `*.json` in each,
+  `json.load` each file, walk the turns for a system turn containing "Task ended with score : ",
+  substring-test for 1 and 0, else parse the number after the last colon; best score per folder);
+- `floor`: only reading and `json.loads` of every log (no walk, no classification);
+- `ours, N processes`: `collect_runs` (walk, read, classify every log, combine per task, stale checks);
+- `aggregate_results`: the whole call including the pandas frame.
+The speed-up columns are the old loop's wall time (and CPU seconds) divided by each configuration's, both
+from this run: on a loaded machine the wall times move with the other jobs, the CPU seconds much less.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import random
@@ -26,10 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cogames_lib.mindcraft import aggregate_results, find_task_folders, load_task_definitions  # noqa: E402
+from cogames_lib.mindcraft import aggregate_results, load_task_definitions  # noqa: E402
 from cogames_lib.mindcraft.collect import collect_runs  # noqa: E402
-from cogames_lib.mindcraft.logs import read_bytes  # noqa: E402
-from cogames_lib.mindcraft.sample import AGENT_NAMES, make_agent_log  # noqa: E402
+from cogames_lib.mindcraft.files import read_regular_file  # noqa: E402
+from cogames_lib.mindcraft.sample_logs import AGENT_NAMES, BASE_TASK_START_MS, make_agent_log  # noqa: E402
 from cogames_lib.mindcraft.tasks import task_type_of  # noqa: E402
 
 TASK_FILES = sorted((ROOT / "data" / "mindcraft_sample" / "tasks").glob("*.json"))
@@ -37,11 +45,12 @@ TASK_FILES = sorted((ROOT / "data" / "mindcraft_sample" / "tasks").glob("*.json"
 
 def generate_tree(root: Path, folder_count: int, seed: int) -> None:
     """`folder_count` task folders (every real task id once per experiment); mostly 2 agents, some 1 or 3;
-    20-45 turns a log."""
+    20-45 turns a log; the agents of a run start within 3 s of each other."""
     definitions = load_task_definitions(TASK_FILES)
     task_ids = sorted(definitions)
     rng = random.Random(seed)
     staging = root.with_name(root.name + ".partial")
+    clock = BASE_TASK_START_MS
     for index in range(folder_count):
         experiment = staging / f"bench_model_{index // len(task_ids):04d}_03-20_09-15"
         task_id = task_ids[index % len(task_ids)]
@@ -55,10 +64,17 @@ def generate_tree(root: Path, folder_count: int, seed: int) -> None:
             verdict = ("score", rng.choice((100, 57.14285714285714, 0)))
         else:
             verdict = ("score", 1) if draw < 0.5 else ("score", 0) if draw < 0.9 else None
+        clock += rng.randint(60_000, 360_000)
         for agent in range(agents):
             name = f"{AGENT_NAMES[agent]}_0"
             data = make_agent_log(
-                name, "Jill_0", "bread", rng, verdict if agent == scorer else None, rng.randint(20, 45)
+                name,
+                "Jill_0",
+                "bread",
+                rng,
+                verdict if agent == scorer else None,
+                rng.randint(20, 45),
+                task_start_ms=clock + rng.randrange(3000),
             )
             (folder / f"{name}_0.json").write_bytes(data)
     for experiment in staging.iterdir():
@@ -66,35 +82,61 @@ def generate_tree(root: Path, folder_count: int, seed: int) -> None:
     staging.rename(root)
 
 
-def tree_size(folders: list[str]) -> tuple[int, int]:
-    logs = size = 0
-    for folder in folders:
-        for entry in os.scandir(folder):  # task folders hold only agent logs here
-            logs += 1
-            size += entry.stat().st_size
-    return logs, size
+# --- the old loop, reimplemented from its documented behaviour ----------------------------------------
 
 
-def row(
-    stage: str, workers: int, timing: tuple[float, float], logs: int, size: int, baseline: float | None
-) -> None:
-    wall, cpu = timing
-    ratio = f"{baseline / wall:.2f}x" if baseline is not None else ""
-    print(
-        f"| {stage} | {workers} | {wall:.2f} | {logs / wall:,.0f} | {size / wall / 1e6:.1f} | {ratio} "
-        f"| {cpu:.2f} | {logs / cpu:,.0f} |"
-    )
+def old_log_score(path: str) -> float | None:
+    try:
+        with open(path) as handle:
+            data = json.load(handle)
+        if "turns" in data:
+            for turn in data["turns"]:
+                content = turn.get("content")
+                if (
+                    turn.get("role") == "system"
+                    and isinstance(content, str)
+                    and "Task ended with score : " in content
+                ):
+                    if "Task ended with score : 1" in content:
+                        return 1
+                    if "Task ended with score : 0" in content:
+                        return 0
+                    return float(content.split(":")[-1].strip())
+        return None
+    except Exception:  # the old loop printed and went on
+        return None
+
+
+def old_folder_score(folder: str) -> float | None:
+    files = glob.glob(os.path.join(folder, "*.json"))
+    if not files:
+        return None
+    best = 0.0
+    for path in files:
+        score = old_log_score(path)
+        if score is not None:
+            best = max(score, best)
+    return best
+
+
+def old_loop(tree: Path) -> int:
+    total = 0
+    for experiment in sorted(glob.glob(os.path.join(tree, "*"))):
+        for folder in [f for f in glob.glob(os.path.join(experiment, "*")) if os.path.isdir(f)]:
+            if old_folder_score(folder) is not None:
+                total += 1
+    return total
+
+
+# --- timing -------------------------------------------------------------------------------------------
 
 
 def cpu_seconds() -> float:
-    """CPU time of this process plus its joined children (the pool's workers, once shut down)."""
     times = os.times()
     return times.user + times.system + times.children_user + times.children_system
 
 
 def best_times(configurations: dict[str, object], repeats: int) -> dict[str, tuple[float, float]]:
-    """(best wall time, CPU time of that run) per configuration; rounds interleave configurations so
-    load drift on the shared machine hits all of them alike."""
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in configurations}
     for _ in range(repeats):
         for name, function in configurations.items():
@@ -104,47 +146,62 @@ def best_times(configurations: dict[str, object], repeats: int) -> dict[str, tup
     return {name: min(values) for name, values in times.items()}
 
 
+def load_text() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folders", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, os.cpu_count() or 1])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--dir", type=Path, default=ROOT / "benchmarks" / "out")
     args = parser.parse_args()
 
-    tree = args.dir / f"mindcraft_tree_{args.folders}_seed{args.seed}"
+    tree = args.dir / f"mindcraft_tree_v2_{args.folders}_seed{args.seed}"
     if not tree.exists():
         start = time.perf_counter()
         generate_tree(tree, args.folders, args.seed)
         print(f"generated {tree} in {time.perf_counter() - start:.1f} s")
-    folders, _ = find_task_folders(tree)
-    logs, size = tree_size(folders)
     definitions = load_task_definitions(TASK_FILES)
-    log_paths = [entry.path for folder in folders for entry in os.scandir(folder)]
-    collect_runs([str(tree)], definitions)  # warm the page cache and the imports
+    log_paths = sorted(glob.glob(os.path.join(tree, "*", "*", "*.json")))
+    size = sum(os.path.getsize(path) for path in log_paths)
+    runs, _ = collect_runs([str(tree)], definitions)  # warm the page cache and the imports
+    old_count = old_loop(tree)
     print(
-        f"tree: {len(folders)} task folders, {logs} logs, {size / 1e6:.1f} MB ({size / logs / 1e3:.1f} KB a log)"
+        f"tree: {len(runs)} tasks ({old_count} scored by the old loop), {len(log_paths)} logs, {size / 1e6:.1f} MB"
     )
-    print(f"cpu count: {os.cpu_count()}; best of {args.repeats}\n")
-    print("| stage | processes | wall s | logs/s | MB/s | speed-up | CPU s | logs per CPU-s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(
+        f"cpu count: {os.cpu_count()}; best of {args.repeats}; load average before (1/5/15 min): {load_text()}\n"
+    )
     configurations: dict[str, object] = {
-        "floor": lambda: [json.loads(read_bytes(path).decode("utf-8")) for path in log_paths],
+        "old loop": lambda: old_loop(tree),
+        "floor": lambda: [json.loads(read_regular_file(path)) for path in log_paths],
         **{
-            f"parse {workers}": (lambda w=workers: collect_runs([str(tree)], definitions, workers=w))
+            f"ours {workers}": (lambda w=workers: collect_runs([str(tree)], definitions, workers=w))
             for workers in args.workers
         },
         "aggregate": lambda: aggregate_results(tree, definitions),
     }
     best = best_times(configurations, args.repeats)
-    row("floor: read + decode + json.loads only", 1, best["floor"], logs, size, None)
-    baseline = best[f"parse {args.workers[0]}"][0]
-    for workers in args.workers:
-        row("parse (walk + classify + combine)", workers, best[f"parse {workers}"], logs, size, baseline)
-    row("aggregate_results (parse + DataFrame)", 1, best["aggregate"], logs, size, None)
-    load = os.getloadavg()
-    print(f"\nload average after the run (1/5/15 min): {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    old_wall, old_cpu = best["old loop"]
+    labels = {
+        "old loop": ("old evaluation_script loop", 1),
+        "floor": ("floor: read + json.loads only", 1),
+        **{f"ours {w}": ("ours: collect_runs (walk + classify + combine + stale)", w) for w in args.workers},
+        "aggregate": ("ours: aggregate_results (+ DataFrame)", 1),
+    }
+    print("| configuration | processes | wall s | logs/s | MB/s | vs old loop | CPU s | vs old loop, CPU |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, (label, processes) in labels.items():
+        wall, cpu = best[name]
+        print(
+            f"| {label} | {processes} | {wall:.2f} | {len(log_paths) / wall:,.0f} | {size / wall / 1e6:.1f} "
+            f"| {old_wall / wall:.2f}x | {cpu:.2f} | {old_cpu / cpu:.2f}x |"
+        )
+    print(f"\nload average after the run (1/5/15 min): {load_text()}")
     return 0
 
 

@@ -144,6 +144,33 @@ def make_dir(path: str | os.PathLike[str], name: str = "out") -> Path:
     return folder
 
 
+@contextmanager
+def staged_dir(path: str | os.PathLike[str], name: str = "out") -> Iterator[Path]:
+    """Yield a new temporary folder next to `path`; when the block ends normally it replaces `path`.
+
+    For a tree built in one go (e.g. a generated data set): a reader sees the earlier tree or the whole new
+    one, never half of one. An earlier folder at `path` is deleted first, so the caller checks that it may
+    be (only its own earlier output). On any exception the temporary folder is removed, `path` untouched.
+    `name` is the parameter a one-line `ParameterError` names when the parent cannot be written.
+    """
+    target = Path(path)
+    parent = make_dir(target.parent, name)
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=TEMP_SUFFIX, dir=parent))
+    except OSError as error:
+        raise ParameterError(f"{name}: cannot write to {str(parent)!r} ({error.strerror or error})") from None
+    try:
+        yield staging
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif os.path.lexists(target):
+            target.unlink()
+        os.rename(staging, target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
 def _plain_json(value: Any) -> Any:
     """`value` as it reads back from JSON (tuples become lists, paths and other objects their str)."""
     return json.loads(json.dumps(value, default=str))

@@ -205,6 +205,12 @@ MINDCRAFT_METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
     ("level_count", "Int64"),
     ("block_count", "Int64"),
 )
+# Names read from experiment trees may hold undecodable bytes. In memory (`aggregate_results`) a path column
+# holds the exact name as `surrogateescape` text (object dtype); a stored table holds its printable form
+# there (`mindcraft.files.display_text`) and the exact bytes in the binary column named here.
+MINDCRAFT_PATH_BYTES_COLUMNS: Mapping[str, str] = {"folder_path": "folder_path_bytes", "path": "path_bytes"}
+# One row per task (`mindcraft.aggregate` documents each column). `aggregate_results` also carries the
+# nested `agent_outcomes` and `repetitions` after these and no `folder_path_bytes` (see above).
 MINDCRAFT_RUNS = TableSchema.of(
     "mindcraft_runs",
     [
@@ -212,6 +218,7 @@ MINDCRAFT_RUNS = TableSchema.of(
         ("model_name", "string"),
         ("task_id", "string"),
         ("task_type", "string"),
+        ("layout", "string"),
         ("agent_count", "Int64"),
         ("expected_agent_count", "Int64"),
         ("expected_agent_count_mismatch", "boolean"),
@@ -222,14 +229,20 @@ MINDCRAFT_RUNS = TableSchema.of(
         ("overall_is_successful", "boolean"),
         ("overall_raw_score", "Float64"),
         ("success_for_rate", "boolean"),
+        ("end_reason", "string"),
+        ("stale_log_count", "Int64"),
         ("has_task_definition", "boolean"),
         ("score_scale", "Float64"),
         *MINDCRAFT_METRIC_COLUMNS,
         ("ignored_files", "string"),
+        ("folder_display", "string"),
         ("folder_path", "string"),
+        ("folder_path_bytes", "object"),
     ],
-    key=("experiment", "task_id"),
+    # one task folder (or flat/per-run group) per row; the printable folder tells same-named tasks apart
+    key=("folder_display", "task_id"),
 )
+# One row per agent log.
 MINDCRAFT_AGENTS = TableSchema.of(
     "mindcraft_agents",
     [
@@ -237,6 +250,7 @@ MINDCRAFT_AGENTS = TableSchema.of(
         ("model_name", "string"),
         ("task_id", "string"),
         ("task_type", "string"),
+        ("layout", "string"),
         ("run_index", "Int64"),
         ("agent_name", "string"),
         ("file_name", "string"),
@@ -251,8 +265,43 @@ MINDCRAFT_AGENTS = TableSchema.of(
         ("parsing_errors", "string"),
         ("final_system_message", "string"),
         ("file_size_bytes", "Int64"),
+        ("task_start_ms", "Float64"),
+        ("stale_reason", "string"),
+        ("folder_display", "string"),
     ],
-    key=("experiment", "task_id", "file_name"),
+    key=("folder_display", "task_id", "run_index", "file_name"),  # per-run folders repeat file names
+)
+# One row per folder or file under the analysed roots that was not analysed, and why.
+MINDCRAFT_SKIPPED = TableSchema.of(
+    "mindcraft_skipped",
+    [
+        ("kind", "string"),
+        ("path_display", "string"),
+        ("reason", "string"),
+        ("path", "string"),
+        ("path_bytes", "object"),
+    ],
+    key=("path_display", "kind"),
+)
+# `mindcraft.compare_models`: model A vs B paired by task id, one row per group value.
+MINDCRAFT_COMPARISON = TableSchema.of(
+    "mindcraft_comparison",
+    [
+        ("group", "str"),
+        ("value", "str"),
+        ("n_tasks", "int64"),
+        ("rate_a", "float64"),
+        ("rate_b", "float64"),
+        ("difference", "float64"),
+        ("ci_low", "float64"),
+        ("ci_high", "float64"),
+        ("both_succeeded", "int64"),
+        ("only_a", "int64"),
+        ("only_b", "int64"),
+        ("neither", "int64"),
+        ("mcnemar_p", "float64"),
+    ],
+    key=("group", "value"),
 )
 
 # -- Stag hunt: training and probes ----------------------------------------------------------------------
@@ -332,6 +381,8 @@ SCHEMAS: tuple[TableSchema, ...] = (
     SWEEP_SUMMARY,
     MINDCRAFT_RUNS,
     MINDCRAFT_AGENTS,
+    MINDCRAFT_SKIPPED,
+    MINDCRAFT_COMPARISON,
     PROBE_INTENTION,
     PROBE_MULTISTEP,
     TRAINING,

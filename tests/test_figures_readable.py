@@ -144,6 +144,23 @@ def _cases() -> list[Case]:
         cases.append(
             (f"success_rates / {label}", lambda table=table: plots.success_rates(table, "task_type"))
         )
+    comparison = pd.DataFrame(
+        {
+            "group": ["overall", "task_type", "task_type", "agent_count"],
+            "value": ["all", "cooking", "techtree", "2"],
+            "n_tasks": [6, 4, 2, 1],
+            "difference": [0.17, 0.25, 0.0, 1.0],
+            "ci_low": [-0.33, -0.5, 0.0, float("nan")],  # zero width; none from n = 1
+            "ci_high": [0.67, 1.0, 0.0, float("nan")],
+            "mcnemar_p": [1.0, 1.0, 1.0, 1.0],
+        }
+    )
+    for label, table in {
+        "default": comparison,
+        "one row": _one_row(comparison),
+        "no paired task": comparison.assign(n_tasks=0),
+    }.items():
+        cases.append((f"model_difference / {label}", lambda table=table: plots.model_difference(table)))
     intention_tables = {
         "one row": _one_row(INTENTION),
         "one seed": _one_group(INTENTION, "seed"),

@@ -153,3 +153,25 @@ def test_a_file_or_an_unwritable_place_is_a_one_line_parameter_error(tmp_path: P
     assert a_file.read_text() == "x"
     with pytest.raises(ParameterError, match=r"^out_dir: cannot write to .*a_file/run"):
         io.make_dir(a_file / "run", name="out_dir")
+
+
+def test_a_staged_folder_replaces_the_target_whole_or_not_at_all(tmp_path: Path) -> None:
+    target = tmp_path / "tree"
+    with io.staged_dir(target) as staging:
+        (staging / "a.txt").write_text("first")
+        assert not target.exists()  # nothing visible until the block ends
+    assert (target / "a.txt").read_text() == "first"
+    with pytest.raises(RuntimeError), io.staged_dir(target) as staging:
+        (staging / "b.txt").write_text("half")
+        raise RuntimeError("build failed")
+    assert sorted(p.name for p in target.iterdir()) == ["a.txt"]  # the earlier tree, untouched
+    with io.staged_dir(target) as staging:
+        (staging / "b.txt").write_text("second")
+    assert sorted(p.name for p in target.iterdir()) == ["b.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tree"]  # no staging folder left behind
+    (tmp_path / "file").write_text("x")
+    with (
+        pytest.raises(ParameterError, match=r"^out: cannot write to .*file"),
+        io.staged_dir(tmp_path / "file" / "t"),
+    ):
+        pass

@@ -37,6 +37,8 @@ EXPERIMENTS = SAMPLE / "experiments"
 TASK_FILES = sorted((SAMPLE / "tasks").glob("*.json"))
 CURRENT = "claude-3-5-haiku_mixed_tasks_03-20_09-15"
 LEGACY = "gpt-4o_techtree_legacy_02-10_11-40"
+S3 = "techtree_s3_03-22_10-00"
+TASKS, LOGS = 69, 185  # 46 current-layout tasks (111 logs) + 23 in the other layouts (74 logs)
 
 
 @pytest.fixture(scope="module")
@@ -63,11 +65,17 @@ def tree_digest(root: Path) -> dict[str, str]:
 
 def test_sample_tree_counts_and_skipped_folders(runs: pd.DataFrame) -> None:
     assert list(runs.columns[: len(RUN_COLUMNS)]) == list(RUN_COLUMNS)
-    assert len(runs) == 46 and runs["total_agent_logs_found"].sum() == 111
+    assert len(runs) == TASKS and runs["total_agent_logs_found"].sum() == LOGS
     skipped = {Path(item["path"]).name: item["reason"] for item in runs.attrs["skipped_folders"]}
-    assert set(skipped) == {"analysis_results", "notes"}
+    assert set(skipped) == {"analysis_results", "notes", "bots"}  # bots/: S3 download, not a task
     assert list(runs["overall_completion_status"].cat.categories) == list(STATUS_ORDER)
-    assert set(runs["model_name"].dropna()) == {"claude-3-5-haiku-latest", "gpt-4o"}
+    assert set(runs["model_name"].dropna()) == {"claude-3-5-haiku-latest", "gpt-4o", "gpt-4o-mini"}
+    assert runs["layout"].value_counts().to_dict() == {
+        "current": 46,
+        "per_run": 12,
+        "flat": 8,
+        "s3_download": 3,
+    }
 
 
 def test_sample_edge_cases_land_where_the_spec_says(runs: pd.DataFrame) -> None:
@@ -81,7 +89,11 @@ def test_sample_edge_cases_land_where_the_spec_says(runs: pd.DataFrame) -> None:
         (CURRENT, "multiagent_crafting_pink_wool_full_plan__depth_0"): "SUCCESS",  # stale 0 then 1
         (CURRENT, "small_church"): "SUCCESS",  # 57.14 then 100 in the second repetition
         (LEGACY, "multiagent_crafting_blue_wool_full_plan__depth_0"): "TIMED_OUT",
-        (LEGACY, "multiagent_crafting_bookshelf_full_plan_requires_ctable__depth_0"): "NO_SCORE_LOGGED",
+        # legacy code 3 ("No other agents found") = today's agents-missing path, which logs a 0
+        (LEGACY, "multiagent_crafting_bookshelf_full_plan_requires_ctable__depth_0"): "FAILED_SCORE_ZERO",
+        # the copied memory.json of the previous task carries its score 1: stale, never SUCCESS
+        (S3, "multiagent_crafting_magenta_wool_full_plan__depth_2"): "LOG_FILE_ERROR",
+        (S3, "multiagent_crafting_lime_wool_partial_plan__depth_2"): "SUCCESS",  # the original of the copy
         (
             LEGACY,
             "multiagent_crafting_cake_partial_plan_requires_ctable__depth_0",
@@ -103,10 +115,13 @@ def test_sample_edge_cases_land_where_the_spec_says(runs: pd.DataFrame) -> None:
 
 def test_agents_table_has_one_row_per_log(runs: pd.DataFrame) -> None:
     agents = agents_table(runs)
-    assert len(agents) == 111
+    assert len(agents) == LOGS
     assert list(agents["completion_status"].cat.categories) == list(STATUS_ORDER)
     errors = agents[agents["completion_status"] == "LOG_FILE_ERROR"]
-    assert len(errors) == 4 and (errors["parsing_errors"].str.len() > 0).all()
+    assert len(errors) == 5 and (errors["parsing_errors"].str.len() > 0).all()  # 4 broken + 1 stale
+    stale = agents[agents["stale_reason"].notna()]
+    assert list(stale["task_id"]) == ["multiagent_crafting_magenta_wool_full_plan__depth_2"]
+    assert "before the other agents" in stale["stale_reason"].iloc[0]
     assert set(agents["agent_name"].dropna()) >= {"Andy_0", "Jill_0", "Bob_0", "Sally_0", "Mike_0"}
 
 
@@ -167,7 +182,7 @@ def test_workers_give_identical_results(runs: pd.DataFrame) -> None:
     # via JSON: a logged NaN compares unequal to itself, but serialises identically
     assert json.dumps(single, sort_keys=True) == json.dumps(multi, sort_keys=True)
     assert skipped_single == skipped_multi
-    assert [run["folder_path"] for run in single] == find_task_folders(EXPERIMENTS)[0]
+    assert list(dict.fromkeys(run["folder_path"] for run in single)) == find_task_folders(EXPERIMENTS)[0]
     assert [run["task_id"] for run in single] == list(runs["task_id"])
 
 
@@ -188,7 +203,7 @@ def test_tables_round_trip_through_parquet_and_csv(tmp_path: Path, runs: pd.Data
     back = pd.read_parquet(tmp_path / "runs.parquet")
     pd.testing.assert_frame_equal(back, table)
     agents_table(runs).to_csv(tmp_path / "agents.csv", index=False)
-    assert len(pd.read_csv(tmp_path / "agents.csv")) == 111
+    assert len(pd.read_csv(tmp_path / "agents.csv")) == LOGS
 
 
 def test_parameter_errors_are_one_line(tmp_path: Path) -> None:

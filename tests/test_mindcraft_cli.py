@@ -12,7 +12,7 @@ import pytest
 from cogames_lib.cli import main
 from cogames_lib.errors import ParameterError
 from cogames_lib.mindcraft import generate_sample_tree, load_task_definitions
-from cogames_lib.mindcraft.sample import make_agent_log
+from cogames_lib.mindcraft.sample_logs import make_agent_log
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "mindcraft_sample"
 TASK_FILES = [str(path) for path in sorted((SAMPLE / "tasks").glob("*.json"))]
@@ -24,13 +24,19 @@ def test_analyze_prints_tables_and_writes_both_tables(tmp_path: Path, capsys) ->
     )
     out = capsys.readouterr().out
     assert code == 0
-    assert "46 task folders, 111 agent logs, 2 non-task folders skipped" in out
+    assert (
+        "69 tasks (layouts: current 46, flat 8, per_run 12, s3_download 3), 185 agent logs, 1 stale; "
+        "skipped 3 folders and 0 files; no_score_policy=failure"
+    ) in out
+    assert "skipped folder " in out and "bots/ holds the agents' memory" in out
     for title in ("== overall", "== by task type", "== techtree by depth", "== construction scores"):
         assert title in out
     for name in ("mindcraft_runs", "mindcraft_agents"):
         parquet = pd.read_parquet(tmp_path / f"{name}.parquet")
         csv = pd.read_csv(tmp_path / f"{name}.csv")
-        assert len(parquet) == len(csv) == (46 if name == "mindcraft_runs" else 111)
+        assert len(parquet) == len(csv) == (69 if name == "mindcraft_runs" else 185)
+    skipped = pd.read_parquet(tmp_path / "mindcraft_skipped.parquet")
+    assert list(skipped["kind"]) == ["folder"] * 3
     assert not list(tmp_path.glob("*.tmp-*"))
 
 
@@ -51,7 +57,8 @@ def test_analyze_policy_and_model_flags(tmp_path: Path, capsys) -> None:
     )
     assert code == 0 and "no_score_policy=exclude" in capsys.readouterr().out
     runs = pd.read_parquet(tmp_path / "mindcraft_runs.parquet")
-    assert set(runs["model_name"]) == {"M"} and runs["success_for_rate"].isna().sum() == 2
+    # one run without a verdict; code 3 ("No other agents found") is a zero score, not "no score"
+    assert set(runs["model_name"]) == {"M"} and runs["success_for_rate"].isna().sum() == 1
 
 
 @pytest.mark.parametrize(

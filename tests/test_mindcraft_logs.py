@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -52,7 +53,9 @@ def outcome(data: bytes, scale: float | None = None, name: str = "Andy_0_0.json"
         ("Task successful ended with code : undefined", 1, S.SUCCESS, 1.0),
         ("Task timeout reached ended with code : 4", 1, S.TIMED_OUT, None),
         ("Task timeout reached ended with code : undefined", 1, S.TIMED_OUT, None),
-        ("No other agents found ended with code : 3", 1, S.NO_SCORE_LOGGED, None),
+        # code 3 is today's "agents missing" path, which logs a 0: both eras give the same status
+        ("No other agents found ended with code : 3", 1, S.FAILED_SCORE_ZERO, 0.0),
+        ("No other agents found ended with code : undefined", 1, S.FAILED_SCORE_ZERO, 0.0),
     ],
 )
 def test_each_message_variant_gives_its_status(
@@ -160,7 +163,8 @@ def test_broken_files_are_log_file_errors_with_a_reason(data: bytes, reason: str
 
 def test_unreadable_path_is_a_log_file_error(tmp_path) -> None:
     assert analyze_json_file(tmp_path / "Andy_0_0.json")["completion_status"] == S.LOG_FILE_ERROR
-    assert analyze_json_file(tmp_path)["parsing_errors"][0].startswith("unreadable")
+    assert analyze_json_file(tmp_path / "Andy_0_0.json")["parsing_errors"][0].startswith("unreadable")
+    assert analyze_json_file(tmp_path)["parsing_errors"][0] == "not read: a directory, not a regular file"
 
 
 def test_file_and_bytes_give_the_same_outcome(tmp_path) -> None:
@@ -266,7 +270,7 @@ def test_property_arbitrary_turns_never_raise(turns, scale, wrapped) -> None:
     )
 )
 def test_property_fast_json_path_agrees_with_json_loads(text: str) -> None:
-    from cogames_lib.mindcraft.logs import _parse_json
+    from cogames_lib.mindcraft.decode import parse_json_text as _parse_json
 
     try:
         expected = json.loads(text)
@@ -310,4 +314,101 @@ def test_a_fifo_named_like_a_log_does_not_hang(tmp_path) -> None:
     if not hasattr(os, "mkfifo"):
         pytest.skip("no FIFOs on this platform")
     os.mkfifo(tmp_path / "Andy_0_0.json")
-    assert analyze_json_file(tmp_path / "Andy_0_0.json")["completion_status"] == S.LOG_FILE_ERROR
+    result = analyze_json_file(tmp_path / "Andy_0_0.json")
+    assert result["completion_status"] == S.LOG_FILE_ERROR
+    assert result["parsing_errors"] == ["not read: a FIFO, not a regular file"]
+
+
+def test_lone_surrogate_escapes_fall_back_to_the_standard_library() -> None:
+    # orjson refuses `\ud83d` (half of a broken emoji); Python's json reads it: the log must still count
+    import orjson
+
+    data = log_bytes("Task ended with score : 1", extra_turns=[{"role": "user", "content": "x"}])
+    data = data.replace(b'"x"', b'"broken emoji \\ud83d here"')
+    with pytest.raises(orjson.JSONDecodeError):
+        orjson.loads(data)
+    result = outcome(data)
+    assert result["completion_status"] == S.SUCCESS and result["task_start_ms"] == 1742300000000
+
+
+def reference_outcome(data: bytes, scale: float | None = None) -> dict:
+    """The outcome as the standard library alone reads the log (msgspec and orjson switched off)."""
+    from cogames_lib.mindcraft import decode, logs
+
+    with (
+        mock.patch.object(logs, "decode_turns", lambda data, read_turns: None),
+        mock.patch.object(decode, "_orjson_loads", None),  # TypeError -> the stdlib path
+    ):
+        return outcome(data, scale)
+
+
+def orjson_outcome(data: bytes, scale: float | None = None) -> dict:
+    from cogames_lib.mindcraft import logs
+
+    with mock.patch.object(logs, "decode_turns", lambda data, read_turns: None):
+        return outcome(data, scale)
+
+
+def test_msgspec_orjson_and_the_standard_library_agree_on_a_normal_log() -> None:
+    from cogames_lib.mindcraft.decode import decode_turns
+
+    for data in (log_bytes("Task ended with score : 57.14285714285714"), log_bytes()):
+        assert decode_turns(data, True) is not None and decode_turns(data, False) is not None
+        fast = outcome(data, 100)
+        assert fast == orjson_outcome(data, 100) == reference_outcome(data, 100)
+        assert fast["task_start_ms"] == 1742300000000 and fast["turn_count"] >= 3
+
+
+@pytest.mark.parametrize(
+    ("replacement", "reason"),
+    [
+        (b'"caf\xe9"', "not UTF-8: byte 0xe9"),  # Latin-1 in a field the fast reader skips
+        (b'"\xc0\xaf"', "not UTF-8: byte 0xc0"),  # overlong encoding of '/'
+        (b'"\xed\xa0\xbd"', "not UTF-8: byte 0xed"),  # a surrogate encoded as UTF-8
+        (b'"\xf4\x90\x80\x80"', "not UTF-8: byte 0xf4"),  # beyond U+10FFFF
+        (b"NaN", None),  # valid for Python's json, refused by msgspec and orjson
+        (b'"\\ud83d"', None),  # a lone surrogate escape, likewise
+    ],
+)
+def test_what_the_fast_reader_cannot_judge_is_judged_by_the_standard_library(replacement, reason) -> None:
+    # msgspec does not check UTF-8 and refuses what Python's json accepts: neither may change a status
+    data = log_bytes("Task ended with score : 1").replace(b'"memory": ""', b'"memory": ' + replacement)
+    result = outcome(data)
+    assert result == reference_outcome(data)
+    if reason is None:
+        assert result["completion_status"] == S.SUCCESS
+    else:
+        assert result["completion_status"] == S.LOG_FILE_ERROR and result["parsing_errors"][0].startswith(
+            reason
+        )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(turn, max_size=8),
+    st.booleans(),
+    # a taskStart beyond 64 bits reads as a float in orjson and msgspec, as an int in the stdlib: not a time
+    st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1), st.floats(), st.booleans()),
+    st.integers(min_value=0, max_value=400),
+    st.sampled_from([b"", b"\xff", b"\xc0\xaf", b"\xef\xbb\xbf", b"}", b"\\ud83d", b"NaN", b","]),
+)
+def test_property_the_fast_readers_agree_with_the_standard_library(turns, wrapped, start, cut, junk) -> None:
+    # any log, cut anywhere and with odd bytes spliced in: the same outcome whichever reader read it
+    document = {"memory": "m", "turns": turns, "taskStart": start} if wrapped else turns
+    data = json.dumps(document, allow_nan=True).encode()
+    position = min(cut, len(data))
+    for variant in (data, data[:position], data[:position] + junk + data[position:]):
+        if not variant:
+            continue
+        expected = repr(reference_outcome(variant))  # repr: a logged NaN equals itself
+        assert repr(outcome(variant)) == expected
+        assert repr(orjson_outcome(variant)) == expected
+
+
+def test_size_cap_refuses_a_large_file_without_reading_it(tmp_path) -> None:
+    path = tmp_path / "Andy_0_0.json"
+    with open(path, "wb") as handle:  # sparse: 1 GB on paper, nothing on disk
+        handle.truncate(1 << 30)
+    result = analyze_json_file(path, max_bytes=1 << 20)
+    assert result["completion_status"] == S.LOG_FILE_ERROR
+    assert "over the 1,048,576-byte cap" in result["parsing_errors"][0]

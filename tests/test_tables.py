@@ -42,14 +42,34 @@ def test_sweep_writes_episodes_and_summaries_of_their_schemas(tmp_path: Path) ->
     matches(traces, tables.TRACES, "load_traces")
 
 
-def test_mindcraft_analysis_writes_runs_and_agents_of_their_schemas() -> None:
-    from cogames_lib.mindcraft import agents_table, aggregate_results, runs_table
+def test_mindcraft_analysis_writes_its_four_tables_of_their_schemas() -> None:
+    from cogames_lib.mindcraft import (
+        agents_table,
+        aggregate_results,
+        compare_models,
+        most_paired_models,
+        runs_table,
+        skipped_table,
+    )
 
     runs = aggregate_results(SAMPLE / "experiments", sorted((SAMPLE / "tasks").glob("*.json")))
     matches(runs_table(runs), tables.MINDCRAFT_RUNS, "runs_table")
     agents = agents_table(runs)
     matches(agents, tables.MINDCRAFT_AGENTS, "agents_table")
-    for schema, frame in ((tables.MINDCRAFT_RUNS, runs_table(runs)), (tables.MINDCRAFT_AGENTS, agents)):
+    skipped = skipped_table(runs)
+    assert len(skipped)  # the sample holds odd entries on purpose
+    matches(skipped, tables.MINDCRAFT_SKIPPED, "skipped_table")
+    pair = most_paired_models(runs)
+    assert pair is not None
+    comparison = compare_models(runs, *pair, n_resamples=50)
+    matches(comparison, tables.MINDCRAFT_COMPARISON, "compare_models")
+    written = (
+        (tables.MINDCRAFT_RUNS, runs_table(runs)),
+        (tables.MINDCRAFT_AGENTS, agents),
+        (tables.MINDCRAFT_SKIPPED, skipped),
+        (tables.MINDCRAFT_COMPARISON, comparison),
+    )
+    for schema, frame in written:
         declared = {c: d for c, d in schema.dtypes.items() if d != "category"}
         assert {c: str(frame[c].dtype) for c in declared} == declared
 

@@ -6,13 +6,17 @@ Public surface (the notebook and the CLI use only these):
 - `extract_result(folder_path, task_definition=None)` -> per-run dict (`runs.py`)
 - `aggregate_results(folders_or_roots, task_definitions=None, model_name=None, no_score_policy="failure")`
   -> the runs frame (`aggregate.py` documents every column); `runs_table(runs)` and `agents_table(runs)`
-  give the two storable tables `mindcraft_runs` and `mindcraft_agents`
+  give the storable tables `mindcraft_runs` and `mindcraft_agents`, `skipped_table(runs)` the
+  `mindcraft_skipped` table (every folder or file not analysed, and why)
+- `compare_models(runs, a, b)`: model A vs B paired by task id (`compare.py`)
 - `load_task_definitions(paths)`, `task_definition_metrics(task_id, definition)` (`tasks.py`)
 - summary helpers returning DataFrames with n and a Wilson interval on every rate (`summaries.py`)
 - `find_task_folders(roots)`, `validate_analysis_parameters(roots, task_files, no_score_policy)`
 - `generate_sample_tree(out_dir, task_files, seed)`: the synthetic sample experiment tree (`sample.py`)
 
-Nothing here writes into an experiment tree; parsing never raises on file content.
+Nothing here writes into an experiment tree; parsing never raises on file content. Layouts
+(`discovery.py`), stale logs (`stale.py`) and the hostile-file policy (`files.py`) are documented
+where they are implemented and in docs/mindcraft.md.
 """
 
 from __future__ import annotations
@@ -20,19 +24,25 @@ from __future__ import annotations
 from cogames_lib.mindcraft.aggregate import (
     AGENT_COLUMNS,
     RUN_COLUMNS,
+    SKIPPED_COLUMNS,
     agents_table,
     aggregate_results,
     runs_table,
+    skipped_table,
 )
+from cogames_lib.mindcraft.collect import find_task_folders
+from cogames_lib.mindcraft.compare import COMPARISON_COLUMNS, compare_models, most_paired_models
 from cogames_lib.mindcraft.discovery import (
+    LAYOUTS,
     NO_SCORE_POLICIES,
     SkippedFolder,
-    find_task_folders,
     validate_analysis_parameters,
 )
+from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES
 from cogames_lib.mindcraft.logs import analyze_json_file, analyze_log_bytes, parse_agent_log_name
 from cogames_lib.mindcraft.runs import extract_result, read_model_name
 from cogames_lib.mindcraft.sample import generate_sample_tree
+from cogames_lib.mindcraft.stale import STALE_START_SKEW_S
 from cogames_lib.mindcraft.summaries import (
     SUMMARY_TABLES,
     status_counts,
@@ -46,25 +56,33 @@ from cogames_lib.mindcraft.summaries import (
     summary_overall,
     summary_tables,
 )
-from cogames_lib.mindcraft.tasks import load_task_definitions, task_definition_metrics
+from cogames_lib.mindcraft.tasks import load_task_definitions, task_definition_metrics, task_file_paths
 
 __all__ = [
     "AGENT_COLUMNS",
+    "COMPARISON_COLUMNS",
+    "DEFAULT_MAX_LOG_BYTES",
+    "LAYOUTS",
     "NO_SCORE_POLICIES",
     "RUN_COLUMNS",
+    "SKIPPED_COLUMNS",
+    "STALE_START_SKEW_S",
     "SUMMARY_TABLES",
     "SkippedFolder",
     "agents_table",
     "aggregate_results",
     "analyze_json_file",
     "analyze_log_bytes",
+    "compare_models",
     "extract_result",
     "find_task_folders",
     "generate_sample_tree",
     "load_task_definitions",
+    "most_paired_models",
     "parse_agent_log_name",
     "read_model_name",
     "runs_table",
+    "skipped_table",
     "status_counts",
     "summary_by_agent_count",
     "summary_by_depth",
@@ -76,5 +94,6 @@ __all__ = [
     "summary_overall",
     "summary_tables",
     "task_definition_metrics",
+    "task_file_paths",
     "validate_analysis_parameters",
 ]

@@ -1,150 +1,240 @@
-"""Walking experiment roots and parsing their task folders, in one process or many.
+"""Walking experiment roots and parsing their tasks, in one process or many (`collect_runs`).
 
-The walk itself is part of the parallel work: each chunk of candidate folders is scanned once
-(`decide_folder`), task folders are parsed right away (`extract_result` with that listing), and
-folders to walk further come back as new candidates. Every result carries its (root index, path
-parts) key, and sorting by it gives exactly the order of a sorted depth-first walk, so the output is
-identical for any number of workers and any chunk size.
+The walk is part of the parallel work: each chunk of candidate folders is scanned once
+(`scan_folder`); tasks of the current layout are parsed and combined right there, the logs of
+per-run folders and flat files are read there and combined here (a task's repetitions may sit in
+folders of different chunks). Every result carries its (root index, path parts) key and sorting by
+it gives the order of a sorted depth-first walk, so the output is identical for any number of workers.
+
+Cycle safety: every folder is scanned once by its real path; a symlinked folder leading to a folder
+already scanned (a loop, or the same experiment twice) is listed as skipped. After the walk, logs that
+are byte-identical copies across tasks are marked stale (`stale.py`) and their runs recombined.
+Workers: `None` means automatic: this process alone for small trees, and all cores once more than
+`AUTO_PARALLEL_LOGS` logs have been seen with work left (process start-up costs more than it saves
+below that).
 """
 
 from __future__ import annotations
 
-import gc
+import operator
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
-from typing import Any, cast
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from cogames_lib.mindcraft.discovery import FolderListing, SkippedFolder, decide_folder
-from cogames_lib.mindcraft.runs import extract_result
-from cogames_lib.mindcraft.tasks import task_definition_metrics
+from cogames_lib.errors import ParameterError
+from cogames_lib.mindcraft.chunk import CHUNK_PRELOAD, Candidate, gc_paused, log_count, process_chunk
+from cogames_lib.mindcraft.discovery import SkippedFolder, TaskUnit, as_path_list
+from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text
+from cogames_lib.mindcraft.runs import build_run
+from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale
 from cogames_lib.parallel import FanOut
 
-# Imported once in a forkserver (when this process already runs threads, e.g. in Jupyter).
-WORKER_PRELOAD = ["cogames_lib.mindcraft.collect"]
+AUTO_PARALLEL_LOGS = 2000
+CHUNK_SIZE = 200
 
-# A folder to look at: (root index, path parts below the root, path, depth). Sorting by the first
-# two gives exactly the order of a sorted depth-first walk, whatever the number of workers.
-Candidate = tuple[int, tuple[str, ...], str, int]
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector: parsing builds only acyclic dicts and lists, and with
-    tens of thousands of them alive each automatic full collection re-walks them all (10-30% of
-    the parse time, measured). Reference counting still frees everything as usual."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-Decided = list[tuple[tuple[int, tuple[str, ...]], str, Any]]
-
-
-def _process_chunk(job: tuple[list[Candidate], Mapping[str, Any]]) -> Decided:
-    """Decide and (for task folders) parse each candidate of a (chunk, definitions) job: one directory
-    scan per folder."""
-    with _gc_paused():
-        return _process_chunk_unpaused(*job)
-
-
-def _task_count(job: Any, output: Decided) -> int:
-    return sum(1 for _, action, _ in output if action == "task")
-
-
-def _process_chunk_unpaused(
-    chunk: list[Candidate], definitions: Mapping[str, Any]
-) -> list[tuple[tuple[int, tuple[str, ...]], str, Any]]:
-    results: list[tuple[tuple[int, tuple[str, ...]], str, Any]] = []
-    metrics_by_task: dict[str, dict[str, Any]] = {}
-    for root_index, parts, path, depth in chunk:
-        action, payload = decide_folder(path, depth)
-        key = (root_index, parts)
-        if action == "task":
-            task_id = os.path.basename(path)
-            definition = definitions.get(task_id)
-            if task_id not in metrics_by_task:
-                metrics_by_task[task_id] = task_definition_metrics(task_id, definition)
-            run = extract_result(
-                path,
-                definition,
-                None,
-                read_results_file=False,
-                listing=cast(FolderListing, payload),
-                metrics=dict(metrics_by_task[task_id]),
-            )
-            results.append((key, "task", run))
-        elif action == "walk":
-            results.append((key, "walk", cast(FolderListing, payload).subfolders))
-        else:
-            results.append((key, "skip", payload))
-    return results
+Key = tuple[int, tuple[str, ...]]
+Found = tuple[
+    Key, int, str, TaskUnit | None, Any
+]  # (key, position in its folder, "run" | "partial", unit of a partial, payload)
 
 
 def _chunks(items: list[Any], size: int) -> list[list[Any]]:
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
+def _jobs(chunks: list[list[Candidate]], definitions: Mapping[str, Any], max_bytes: int) -> list[Any]:
+    """(chunk, the definitions its folder names need, max bytes) per chunk: workers get only those."""
+    if not definitions:
+        return [(chunk, {}, max_bytes) for chunk in chunks]
+    return [
+        (
+            chunk,
+            {name: definitions[name] for c in chunk if (name := os.path.basename(c[2])) in definitions},
+            max_bytes,
+        )
+        for chunk in chunks
+    ]
+
+
+def _walk(
+    roots: list[str],
+    definitions: Mapping[str, Any],
+    workers: int | None,
+    progress: bool,
+    chunk_size: int,
+    max_bytes: int,
+) -> tuple[list[Found], list[tuple[Key, SkippedFolder]]]:
+    """(what each folder held, skipped entries with their keys); sort both by key for the walk order."""
+    auto = workers is None
+    pool_size = (os.cpu_count() or 1) if workers is None else workers
+    pending: list[Candidate] = []
+    for index, root in enumerate(roots):
+        real = os.path.realpath(root)
+        pending.append((index, (), os.path.normpath(root), 0, "current", real, (real,)))
+    found: list[Found] = []
+    skipped: list[tuple[Key, SkippedFolder]] = []
+    walked: dict[str, str] = {}  # real path -> the path it was scanned under
+    logs_seen = 0
+    with FanOut(
+        workers=pool_size, progress=progress, description="agent logs", unit="log", preload=CHUNK_PRELOAD
+    ) as fan:
+        while pending:
+            fresh: list[Candidate] = []
+            for candidate in pending:  # in key order: the first path to reach a real folder scans it
+                key = (candidate[0], candidate[1])
+                if candidate[5] in walked:
+                    reason = f"same folder as {display_text(walked[candidate[5]])} (analysed once)"
+                    skipped.append((key, SkippedFolder(candidate[2], reason)))
+                else:
+                    walked[candidate[5]] = candidate[2]
+                    fresh.append(candidate)
+            fresh.sort()  # by (root index, path parts) first: the walk order
+            chunks = _chunks(fresh, chunk_size)
+            outputs: list[list[tuple[Any, ...]]] = []  # per chunk, one result per candidate
+            position = 0
+            while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
+                count, output = process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
+                logs_seen += count
+                outputs.append(output)
+                position += 1
+            rest = fresh[position * chunk_size :]
+            if pool_size > 1 and rest:
+                # a pool gets about four large chunks a worker: each chunk carries the definitions its
+                # folders need and comes back as one message, so fewer chunks cost less on both sides
+                chunks[position:] = _chunks(rest, max(chunk_size, -(-len(rest) // (pool_size * 4))))
+            for count, output in fan.map(
+                process_chunk, _jobs(chunks[position:], definitions, max_bytes), log_count
+            ):
+                logs_seen += count
+                outputs.append(output)
+            pending = []
+            for chunk, output in zip(chunks, outputs, strict=True):
+                for candidate, (units, subfolders, scan_skipped, s3_marker) in zip(
+                    chunk, output, strict=True
+                ):
+                    root_index, parts, path, depth, _, real, allowed = candidate
+                    key = (root_index, parts)
+                    for number, (kind, unit, payload) in enumerate(units):
+                        found.append((key, number, kind, unit, payload))
+                    if scan_skipped:
+                        skipped.extend((key, item) for item in scan_skipped)
+                    if not subfolders:
+                        continue
+                    hint = "s3_download" if s3_marker else "current"
+                    prefix, real_prefix = path + os.sep, real + os.sep
+                    for name, link_real in subfolders:
+                        if link_real is None:
+                            child = (
+                                root_index,
+                                (*parts, name),
+                                prefix + name,
+                                depth + 1,
+                                hint,
+                                real_prefix + name,
+                                allowed,
+                            )
+                        else:
+                            child = (
+                                root_index,
+                                (*parts, name),
+                                prefix + name,
+                                depth + 1,
+                                hint,
+                                link_real,
+                                (*allowed, link_real),
+                            )
+                        pending.append(child)
+    return found, skipped
+
+
+def _combine_partials(
+    partials: list[tuple[Key, int, TaskUnit, list[dict[str, Any]]]], definitions: Mapping[str, Any]
+) -> list[tuple[Key, int, dict[str, Any]]]:
+    """Runs of per-run folders and flat files: one per (experiment folder, task id, layout)."""
+    groups: dict[tuple[str, str, str], list[tuple[Key, int, TaskUnit, list[dict[str, Any]]]]] = {}
+    for item in partials:
+        unit = item[2]
+        experiment = unit.folder if unit.layout == "flat" else os.path.dirname(unit.folder)
+        groups.setdefault((experiment, unit.task_id, unit.layout), []).append(item)
+    runs = []
+    for (experiment, task_id, layout), items in groups.items():
+        outcomes = [outcome for _, _, _, unit_outcomes in items for outcome in unit_outcomes]
+        ignored = sorted({name for _, _, unit, _ in items for name in unit.others})
+        definition = definitions.get(task_id)
+        run = build_run(
+            task_id,
+            experiment,
+            layout,
+            outcomes,
+            definition,
+            ignored_files=ignored,
+            unit_key=f"{os.path.realpath(experiment)}{os.sep}{task_id}#{layout}",
+        )
+        first = min(items, key=lambda item: (item[0], item[1]))
+        runs.append((first[0], first[1], run))
+    return runs
+
+
+_walk_order = operator.itemgetter(0, 1)  # (key, position in its folder): the sorted depth-first order
+
+
+def _rebuild_with_stale(
+    run: dict[str, Any], marks: dict[int, str], definitions: Mapping[str, Any]
+) -> dict[str, Any]:
+    outcomes = [mark_stale(o, marks[i]) if i in marks else o for i, o in enumerate(run["agent_outcomes"])]
+    return build_run(
+        run["task_id"],
+        run["folder_path"],
+        run["layout"],
+        outcomes,
+        definitions.get(run["task_id"]),
+        run["model_name"],
+        metrics=run["task_definition_metrics"],
+        ignored_files=run["ignored_files"],
+        unit_key=run["unit_key"],
+    )
+
+
 def collect_runs(
     roots: list[str],
     definitions: Mapping[str, Any],
-    workers: int = 1,
+    workers: int | None = 1,
     progress: bool = False,
-    chunk_size: int = 200,
+    chunk_size: int = CHUNK_SIZE,
+    max_bytes: int = DEFAULT_MAX_LOG_BYTES,
 ) -> tuple[list[dict[str, Any]], list[SkippedFolder]]:
-    """(per-run dicts, skipped folders) for roots, walking and parsing in chunks over `workers`
-    processes; the result is identical for any number of workers (sorted walk order, deduplicated)."""
-    real_roots = [os.path.realpath(root) for root in roots]
-    pending: list[Candidate] = [(index, (), os.path.normpath(root), 0) for index, root in enumerate(roots)]
-    decided: Decided = []
-    with (
-        FanOut(
-            workers=workers,
-            progress=progress,
-            description="task folders",
-            unit="folder",
-            preload=WORKER_PRELOAD,
-        ) as fan,
-        _gc_paused(),
-    ):
-        while pending:
-            jobs = [
-                (
-                    chunk,
-                    {
-                        name: definitions[name]
-                        for _, _, path, _ in chunk
-                        if (name := os.path.basename(path)) in definitions
-                    },
-                )
-                for chunk in _chunks(pending, chunk_size)
-            ]
-            next_pending: list[Candidate] = []
-            for (chunk, _), output in zip(jobs, fan.map(_process_chunk, jobs, _task_count), strict=True):
-                for (key, action, payload), candidate in zip(output, chunk, strict=True):
-                    decided.append((key, action, payload))
-                    if action == "walk":
-                        root_index, parts, path, depth = candidate
-                        next_pending.extend(
-                            (root_index, (*parts, name), os.path.join(path, name), depth + 1)
-                            for name in payload
-                        )
-            pending = next_pending
-    decided.sort(key=lambda item: item[0])
-    runs: list[dict[str, Any]] = []
-    skipped: list[SkippedFolder] = []
-    seen: set[str] = set()
-    for (root_index, parts), action, payload in decided:
-        if action == "task":
-            real = os.path.join(real_roots[root_index], *parts)
-            if real not in seen:
-                seen.add(real)
-                runs.append(payload)
-        elif action == "skip":
-            path = os.path.join(os.path.normpath(roots[root_index]), *parts)
-            skipped.append(SkippedFolder(path, payload))
-    return runs, skipped
+    """(per-run dicts, skipped entries) for roots; identical for any number of workers and chunk size."""
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise ParameterError(f"workers: must be >= 1 (or None for automatic), got {workers}")
+    if max_bytes < 1:
+        raise ParameterError(f"max_bytes: must be >= 1, got {max_bytes}")
+    with gc_paused():
+        found, skipped = _walk(roots, definitions, workers, progress, chunk_size, max_bytes)
+        partials = [
+            (key, number, unit, payload)
+            for key, number, kind, unit, payload in found
+            if kind == "partial" and unit is not None
+        ]
+        if partials:
+            complete = [(key, number, payload) for key, number, kind, _, payload in found if kind == "run"]
+            ordered = sorted(complete + _combine_partials(partials, definitions), key=_walk_order)
+            runs = [run for _, _, run in ordered]
+        else:  # found is in walk order already once sorted by key
+            found.sort(key=_walk_order)
+            runs = [payload for _, _, _, _, payload in found]
+        marks = find_identical_copies(runs, display_text)
+        by_run: dict[int, dict[int, str]] = {}
+        for (run_position, outcome_position), reason in marks.items():
+            by_run.setdefault(run_position, {})[outcome_position] = reason
+        for run_position, run_marks in by_run.items():
+            runs[run_position] = _rebuild_with_stale(runs[run_position], run_marks, definitions)
+    skipped.sort(key=lambda item: (item[0], item[1].path))
+    return runs, [item for _, item in skipped]
+
+
+def find_task_folders(
+    roots: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+) -> tuple[list[str], list[SkippedFolder]]:
+    """(folders holding tasks, skipped entries) under roots, walked like `aggregate_results` does."""
+    runs, skipped = collect_runs(as_path_list(roots), {}, workers=1)
+    return list(dict.fromkeys(run["folder_path"] for run in runs)), skipped

@@ -1,12 +1,8 @@
 """One Mindcraft agent log -> one outcome dict (`analyze_json_file`).
 
 An agent log is `<Agent>_<server>_<run>.json`: a UTF-8 JSON object whose `turns` list holds the
-conversation, or a bare list of turns (the shape of history files). The verdict is a `system` turn:
-
-- current (since Mar 2025): `Task ended with score : <n>` (a JS number, possibly `NaN`); the typo
-  variant `Task ended in score: <n>` is tolerated;
-- legacy (Jan-Mar 2025): `Task successful ended with code : 2`, `Task timeout reached ended with code : 4`,
-  `No other agents found ended with code : 3` (also `code : undefined`), classified by the phrase.
+conversation, or a bare list of turns (the shape of history files). The verdict is a `system` turn;
+the messages of each era and their statuses are in `verdicts.py`, the JSON decoding in `decode.py`.
 
 Outcome dict keys (one row of the `mindcraft_agents` table):
 
@@ -25,59 +21,32 @@ Outcome dict keys (one row of the `mindcraft_agents` table):
 | `agent_log_processed` | False exactly when the status is LOG_FILE_ERROR |
 | `parsing_errors` | human-readable problems: reason of a LOG_FILE_ERROR, clipping, stale scores, turns that are not objects (skipped; a turn whose content is not a string cannot hold a verdict) |
 | `file_size_bytes` | size read (None when unreadable) |
+| `task_start_ms` | the log's `taskStart` (ms since the epoch; None when absent): the stale-log check compares it |
+| `stale_reason` | why the log was judged stale (copied from another task; see `stale.py`), else None |
 
-Speed matters (tens of thousands of logs per second): the file is read with one `os.read`, decoded
-strictly, parsed by the C `json` decoder, and turns are only walked when the raw bytes contain a
-verdict phrase at all; regexes are compiled once.
+Speed matters (tens of thousands of logs per second): the file is read with one `os.read` (`files.py`:
+regular files only, capped), parsed by orjson straight from the bytes (it validates UTF-8 too), and
+only what orjson rejects goes through the standard library: Mindcraft logs hold lone-surrogate escapes
+such as `\ud83d` from broken emoji, valid for Python's json, refused by orjson. Turns are only walked
+when the raw bytes contain a verdict phrase at all; regexes are compiled once.
 """
 
 from __future__ import annotations
 
-import json
-import json.scanner
-import math
 import os
 import re
 from typing import Any
 
+from cogames_lib.mindcraft.decode import NO_TURNS, LogProblem, as_turn, decode_log, decode_turns
+from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, RefusedFile, read_regular_file
+from cogames_lib.mindcraft.verdicts import VERDICT_MARKERS, classify_verdict, find_verdict, infer_score_scale
 from cogames_lib.outcomes import CompletionStatus
 
 AGENT_LOG_NAME = re.compile(r"^(?P<agent>[A-Za-z]+_\d+)_(?P<run>\d+)\.json$")
 
-SCORE_LINE = re.compile(
-    r"Task ended (?:with|in) score\s*:\s*(NaN|-?Infinity|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
-)
-LEGACY_LINE = re.compile(
-    r"^(Task successful|Task timeout reached|No other agents found) ended with code : (\d+|undefined)",
-    re.MULTILINE,
-)
-
-# Legacy phrase -> (status, score as a fraction of full). Classified by the phrase, not the code:
-# runs with `code : undefined` exist, and the phrase is what the old scripts keyed on.
-LEGACY_VERDICTS: dict[str, tuple[CompletionStatus, float | None]] = {
-    "Task successful": (CompletionStatus.SUCCESS, 1.0),
-    "Task timeout reached": (CompletionStatus.TIMED_OUT, None),
-    "No other agents found": (CompletionStatus.NO_SCORE_LOGGED, None),
-}
-
-# Cheap byte-level pre-check: a log whose bytes hold neither marker cannot hold a verdict, so its
-# turns are never walked in Python (the common case: every agent but the one that logged the score).
-# Every verdict phrase contains "ended"; JSON could only hide it behind an escape of one of its
-# letters (e = \u0065, n = \u006e, d = \u0064), which all start with `\u006`.
-VERDICT_MARKERS: tuple[bytes, ...] = (b"ended", b"\\u006")
-
-SCORE_SCALE_BY_TASK_TYPE: dict[str, float] = {"construction": 100.0, "cooking": 1.0, "techtree": 1.0}
-
-_READ_CHUNK = 1 << 16
-# O_NONBLOCK: a FIFO that happens to carry a log's name reads as empty instead of hanging the run.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 _NO_SCORE = CompletionStatus.NO_SCORE_LOGGED.value
 _LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
-# The C scanner behind json.loads, called directly: saves three Python-level calls per log.
-_scan_once = getattr(json.scanner, "c_make_scanner", None)
-_scan_once = _scan_once(json.JSONDecoder()) if _scan_once is not None else None
-_TYPES_OF_GOOD_TURNS = {dict}
-_JSON_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_NUMBER_TYPES = (int, float)  # taskStart; `start == start` leaves out NaN, which is no time
 
 
 def parse_agent_log_name(file_name: str) -> tuple[str, int] | None:
@@ -88,20 +57,9 @@ def parse_agent_log_name(file_name: str) -> tuple[str, int] | None:
     return match.group("agent"), int(match.group("run"))
 
 
-def read_bytes(path: str) -> bytes:
-    """Whole file in as few syscalls as possible (no pathlib, no buffered reader)."""
-    descriptor = os.open(path, _OPEN_FLAGS)
-    try:
-        chunk = os.read(descriptor, _READ_CHUNK)
-        if len(chunk) < _READ_CHUNK:
-            return chunk
-        parts = [chunk]
-        while chunk:
-            chunk = os.read(descriptor, _READ_CHUNK)
-            parts.append(chunk)
-        return b"".join(parts)
-    finally:
-        os.close(descriptor)
+def read_bytes(path: str, max_bytes: int = DEFAULT_MAX_LOG_BYTES) -> bytes:
+    """Whole file (regular files only, capped); raises `RefusedFile` or `OSError` (`files.py`)."""
+    return read_regular_file(path, max_bytes)
 
 
 def _error(file_name: str, reason: str, size: int | None) -> dict[str, Any]:
@@ -121,84 +79,9 @@ def _error(file_name: str, reason: str, size: int | None) -> dict[str, Any]:
         "agent_log_processed": False,
         "parsing_errors": [reason],
         "file_size_bytes": size,
+        "task_start_ms": None,
+        "stale_reason": None,
     }
-
-
-def _find_verdict(turns: list[Any], single: bool) -> tuple[str | None, str | None, float | None, int]:
-    """Walk turns from the end: (verdict kind, message, logged score, score lines found).
-
-    kind is "score", a legacy phrase, or None. The LAST verdict counts (an agent may log its score
-    more than once; earlier lines are stale), except that a legacy timeout anywhere overrides.
-    `single`: the raw bytes hold "ended" exactly once and no escapes that could spell it, so the
-    walk stops at the first turn mentioning it (usually the last turn) instead of visiting them all.
-    """
-    kind: str | None = None
-    message: str | None = None
-    score: float | None = None
-    score_lines = 0
-    timeout_message: str | None = None
-    for turn in reversed(turns):
-        if type(turn) is not dict:
-            continue
-        content = turn.get("content")
-        if type(content) is not str or "ended" not in content:
-            continue
-        if turn.get("role") == "system":
-            score_matches = SCORE_LINE.findall(content)
-            score_lines += len(score_matches)
-            legacy = LEGACY_LINE.search(content)
-            if legacy is not None and legacy.group(1) == "Task timeout reached" and timeout_message is None:
-                timeout_message = content
-            if kind is None and score_matches:
-                kind, message, score = "score", content, float(score_matches[-1])
-            elif kind is None and legacy is not None:
-                kind, message = legacy.group(1), content
-        if single:
-            break
-    if timeout_message is not None:
-        return "Task timeout reached", timeout_message, score, score_lines
-    return kind, message, score, score_lines
-
-
-def classify_verdict(
-    kind: str | None, logged_score: float | None, score_scale: float, errors: list[str]
-) -> tuple[CompletionStatus, float | None]:
-    """(status, raw score in 0..1) from a verdict; the status rules of spec/mindcraft_logs.md."""
-    if kind is None:
-        return CompletionStatus.NO_SCORE_LOGGED, None
-    if kind != "score":
-        return LEGACY_VERDICTS[kind]
-    if logged_score is None or not math.isfinite(logged_score):
-        errors.append(f"score line holds no usable number ({logged_score}); treated as no score")
-        return CompletionStatus.NO_SCORE_LOGGED, None
-    raw = logged_score / score_scale
-    if raw > 1.0 or raw < 0.0:
-        errors.append(f"score {logged_score:g} outside 0..{score_scale:g}; clipped")
-        raw = min(1.0, max(0.0, raw))
-    if raw == 1.0:
-        return CompletionStatus.SUCCESS, raw
-    if raw == 0.0:
-        return CompletionStatus.FAILED_SCORE_ZERO, raw
-    return CompletionStatus.FAILED_PARTIAL_SCORE, raw
-
-
-def infer_score_scale(logged_score: float | None) -> float:
-    """100 when a logged score exceeds 1 (only construction scores percentages), else 1."""
-    if logged_score is not None and math.isfinite(logged_score) and logged_score > 1.0:
-        return 100.0
-    return 1.0
-
-
-def _parse_json(text: str) -> Any:
-    """json.loads, minus its Python-level layers when the text is a bare JSON value (the usual log)."""
-    if _scan_once is not None:
-        try:
-            document, end = _scan_once(text, 0)
-            if end == len(text) or _JSON_WHITESPACE.fullmatch(text, end) is not None:
-                return document
-        except StopIteration:  # leading whitespace or no value at all: let json.loads decide
-            pass
-    return json.loads(text)
 
 
 def analyze_log_bytes(file_name: str, data: bytes, score_scale: float | None = None) -> dict[str, Any]:
@@ -215,39 +98,42 @@ def outcome_from_bytes(
     size = len(data)
     if size == 0:
         return _error(file_name, "empty file", 0)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        return _error(file_name, f"not UTF-8: byte 0x{data[error.start]:02x} at offset {error.start}", size)
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    try:
-        document = _parse_json(text)
-    except ValueError as error:  # JSONDecodeError
-        return _error(file_name, f"not JSON: {error}", size)
-    except RecursionError:
-        return _error(file_name, "not JSON: nesting too deep", size)
-    if type(document) is dict:
-        turns = document.get("turns")
-        if type(turns) is not list:
-            return _error(file_name, "wrong shape: object without a 'turns' list", size)
-    elif type(document) is list:
-        turns = document
-    else:
-        return _error(file_name, f"wrong shape: top level is {type(document).__name__}", size)
-
+    marker, escape = VERDICT_MARKERS
+    # searched from the end: a verdict sits in the last turns, and rfind beats count and `in` here
+    last = data.rfind(marker)
+    mentions = 0 if last < 0 else 1 if data.rfind(marker, 0, last) < 0 else 2  # 2: more than once
+    escaped = data.rfind(escape) >= 0
+    walk = bool(mentions or escaped)
     errors: list[str] = []
-    if turns and set(map(type, turns)) != _TYPES_OF_GOOD_TURNS:  # C-speed check; counting is rare
-        malformed = sum(1 for turn in turns if type(turn) is not dict)
-        errors.append(f"{malformed} malformed turn(s) skipped (not an object)")
+    fast = decode_turns(data, walk)
+    if fast is not None:  # the usual log: every turn an object
+        turns, start, is_object = fast
+        if turns is NO_TURNS:
+            return _error(file_name, "wrong shape: object without a 'turns' list", size)
+        turn_count = len(turns)
+    else:
+        document = decode_log(data)
+        if type(document) is LogProblem:
+            return _error(file_name, document.reason, size)
+        if type(document) is dict:
+            turns, start, is_object = document.get("turns"), document.get("taskStart"), True
+            if type(turns) is not list:
+                return _error(file_name, "wrong shape: object without a 'turns' list", size)
+        elif type(document) is list:
+            turns, start, is_object = document, None, False
+        else:
+            return _error(file_name, f"wrong shape: top level is {type(document).__name__}", size)
+        turn_count = len(turns)
+        objects = [turn for turn in turns if type(turn) is dict]
+        if len(objects) < turn_count:
+            errors.append(f"{turn_count - len(objects)} malformed turn(s) skipped (not an object)")
+        turns = [as_turn(turn) for turn in objects] if walk else objects
     kind: str | None = None
     message: str | None = None
     logged: float | None = None
     score_lines = 0
-    mentions = data.count(VERDICT_MARKERS[0])
-    escaped = VERDICT_MARKERS[1] in data
-    if mentions or escaped:
-        kind, message, logged, score_lines = _find_verdict(turns, single=mentions == 1 and not escaped)
+    if walk:
+        kind, message, logged, score_lines = find_verdict(turns, single=mentions == 1 and not escaped)
         if score_lines > 1:
             errors.append(f"{score_lines} score lines; the last one counts")
     scale = score_scale if score_scale is not None else infer_score_scale(logged)
@@ -267,32 +153,45 @@ def outcome_from_bytes(
         "verdict_source": None if kind is None else ("score" if kind == "score" else "legacy"),
         "score_lines_found": score_lines,
         "final_system_message": message,
-        "turn_count": len(turns),
+        "turn_count": turn_count,
         "agent_log_processed": True,
         "parsing_errors": errors,
         "file_size_bytes": size,
+        "task_start_ms": start if is_object and type(start) in _NUMBER_TYPES and start == start else None,
+        "stale_reason": None,
     }
 
 
-def analyze_json_file(path: str | os.PathLike[str], score_scale: float | None = None) -> dict[str, Any]:
+def analyze_json_file(
+    path: str | os.PathLike[str], score_scale: float | None = None, max_bytes: int = DEFAULT_MAX_LOG_BYTES
+) -> dict[str, Any]:
     """Outcome dict of one agent log file (keys in the module docstring). Never raises on content.
 
     `score_scale` is the full score (100 for construction, 1 otherwise); None infers it from the
-    logged number. An unreadable file (missing, a directory, no permission) is a LOG_FILE_ERROR too.
+    logged number. An unreadable or refused file (missing, no permission, not a regular file, over
+    `max_bytes`) is a LOG_FILE_ERROR too.
     """
     path_text = os.fspath(path)
     file_name = os.path.basename(path_text)
+    if os.path.islink(path_text):  # a path given by hand is followed; the type and size checks still apply
+        path_text = os.path.realpath(path_text)
     try:
-        data = read_bytes(path_text)
+        data = read_bytes(path_text, max_bytes)
+    except RefusedFile as refusal:
+        return _error(file_name, f"not read: {refusal}", None)
     except OSError as error:
         return _error(file_name, f"unreadable: {error.strerror or error}", None)
     return analyze_log_bytes(file_name, data, score_scale)
 
 
-def read_outcome(folder: str, file_name: str, agent: str, run: int) -> dict[str, Any]:
-    """`analyze_json_file` for a listed agent log (no path or name parsing; the folder loop's call)."""
+def read_outcome(
+    path: str, file_name: str, agent: str, run: int, max_bytes: int = DEFAULT_MAX_LOG_BYTES
+) -> dict[str, Any]:
+    """`analyze_json_file` for a listed agent log (no name parsing; the folder loop's call)."""
     try:
-        data = read_bytes(folder + os.sep + file_name)
+        data = read_bytes(path, max_bytes)
+    except RefusedFile as refusal:
+        return _error(file_name, f"not read: {refusal}", None)
     except OSError as error:
         return _error(file_name, f"unreadable: {error.strerror or error}", None)
     return outcome_from_bytes(file_name, agent, run, data, None)

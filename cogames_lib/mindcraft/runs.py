@@ -1,12 +1,13 @@
-"""One task folder -> one per-run dict (`extract_result`).
+"""One task's logs -> one per-run dict (`build_run`; `extract_result` for one task folder).
 
-A task folder holds `<Agent>_<server>_<run>.json` logs, one per agent per repetition, and nothing
-else is assumed: any number of agents, any number of repetitions, or none at all (a task that never
-ran is an empty folder).
+A task's logs are found by `discovery.py` in any layout (a task folder of `<Agent>_<server>_<run>.json`,
+per-run folders, flat files); nothing else is assumed: any number of agents, any number of
+repetitions, or none at all (a task that never ran is an empty folder).
 
 Combining, in two steps:
 
-1. agents within a repetition (`run_index`): any agent TIMED_OUT -> TIMED_OUT; else the best agent
+1. agents within a repetition (`run_index`): a stale log (`stale.py`) -> LOG_FILE_ERROR with its
+   reason in `stale_reason`; else any agent TIMED_OUT -> TIMED_OUT; else the best agent
    (a success logged by any agent is the run's success; usually only the first agent to finish logs
    the score), in the order SUCCESS, FAILED_PARTIAL_SCORE, FAILED_SCORE_ZERO, NO_SCORE_LOGGED; only
    when every log is broken -> LOG_FILE_ERROR. The run's score is the best agent score.
@@ -16,27 +17,35 @@ Combining, in two steps:
 Per-run dict keys: `task_id, folder_path, experiment, model_name, task_type, agent_count,
 expected_agent_count_mismatch, total_agent_logs_found, overall_raw_score, overall_is_successful,
 overall_completion_status, repetitions, agent_outcomes, task_definition_metrics, has_task_definition,
-score_scale, ignored_files`. `agent_count` is the number of distinct agents whose logs were found, or
+score_scale, ignored_files, layout, stale_log_count, unit_key`. `agent_count` is the number of distinct agents whose logs were found, or
 the expected count when the folder is empty; `repetitions` maps run index -> its best outcome
-(`completion_status`, `raw_score`, `agent_log_count`).
+(`completion_status`, `raw_score`, `agent_log_count`, `stale_reason`).
 """
 
 from __future__ import annotations
 
 import ast
+import operator
 import os
 from collections.abc import Mapping
 from typing import Any
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.discovery import FolderListing, list_folder
+from cogames_lib.mindcraft.discovery import TaskUnit, scan_folder
+from cogames_lib.mindcraft.files import (
+    DEFAULT_MAX_LOG_BYTES,
+    RESULTS_FILE_MAX_BYTES,
+    RefusedFile,
+    read_regular_file,
+)
 from cogames_lib.mindcraft.logs import (
-    SCORE_SCALE_BY_TASK_TYPE,
-    infer_score_scale,
+    outcome_from_bytes,
     read_outcome,
     rescale_outcome,
 )
+from cogames_lib.mindcraft.stale import mark_skewed
 from cogames_lib.mindcraft.tasks import task_definition_metrics, task_type_of
+from cogames_lib.mindcraft.verdicts import SCORE_SCALE_BY_TASK_TYPE, infer_score_scale
 from cogames_lib.outcomes import STATUS_ORDER, CompletionStatus
 
 RESULTS_FILE = "results.txt"
@@ -55,34 +64,50 @@ RUN_STATUS_PRIORITY: tuple[str, ...] = tuple(
 )
 _NO_SCORE = CompletionStatus.NO_SCORE_LOGGED.value
 _SUCCESS = CompletionStatus.SUCCESS.value
+_LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
 _STATUS_RANK = {status: rank for rank, status in enumerate(STATUS_ORDER)}
+_FIRST = operator.itemgetter(0)
 
 
 def read_model_name(experiment_root: str) -> str | None:
-    """The `model` key of `<root>/results.txt` (a Python dict repr), or None. Never raises."""
+    """The `model` key of `<root>/results.txt` (a Python dict repr), or None. Never raises, never
+    blocks (a FIFO or a huge file named results.txt is not read)."""
     try:
-        with open(os.path.join(experiment_root, RESULTS_FILE), encoding="utf-8") as handle:
-            document = ast.literal_eval(handle.read())
-    except (OSError, ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        data = read_regular_file(os.path.join(experiment_root, RESULTS_FILE), RESULTS_FILE_MAX_BYTES)
+        document = ast.literal_eval(data.decode("utf-8"))
+    except (OSError, RefusedFile, ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
         return None
     model = document.get("model") if isinstance(document, dict) else None
     return model if isinstance(model, str) and model else None
 
 
 def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
-    statuses = {outcome["completion_status"] for outcome in outcomes}
+    statuses = set()
+    best: float | None = None
+    for outcome in outcomes:  # one pass: this runs once per repetition of every task
+        if outcome["stale_reason"]:
+            return {
+                "completion_status": _LOG_FILE_ERROR,
+                "raw_score": None,
+                "agent_log_count": len(outcomes),
+                "stale_reason": outcome["stale_reason"],
+            }
+        statuses.add(outcome["completion_status"])
+        score = outcome["raw_score"]
+        if score is not None and (best is None or score > best):
+            best = score
     status = next((s for s in RUN_STATUS_PRIORITY if s in statuses), _NO_SCORE)
-    scores = [outcome["raw_score"] for outcome in outcomes if outcome["raw_score"] is not None]
     return {
         "completion_status": status,
-        "raw_score": max(scores) if scores else None,
+        "raw_score": best,
         "agent_log_count": len(outcomes),
+        "stale_reason": None,
     }
 
 
 def _best_repetition(repetitions: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
-    if not repetitions:
-        return None
+    if len(repetitions) < 2:
+        return next(iter(repetitions.values()), None)
 
     def rank(item: tuple[int, dict[str, Any]]) -> tuple[int, float, int]:
         run_index, run = item
@@ -99,52 +124,75 @@ def _score_scale(task_type: str | None, outcomes: list[dict[str, Any]]) -> float
     return max((infer_score_scale(outcome["logged_score"]) for outcome in outcomes), default=1.0)
 
 
-def extract_result(
-    folder_path: str | os.PathLike[str],
+def read_unit(unit: TaskUnit, max_bytes: int = DEFAULT_MAX_LOG_BYTES) -> list[dict[str, Any]]:
+    """The outcome of every log of a task unit, each with the `source_path` it was read from."""
+    outcomes = []
+    for file_name, agent, run, path in unit.logs:
+        try:  # read_outcome, inlined: this loop runs once per log
+            outcome = outcome_from_bytes(file_name, agent, run, read_regular_file(path, max_bytes), None)
+        except (OSError, RefusedFile):
+            outcome = read_outcome(path, file_name, agent, run, max_bytes)  # the error outcome, worded once
+        outcome["source_path"] = path
+        outcomes.append(outcome)
+    return outcomes
+
+
+def build_run(
+    task_id: str,
+    folder: str,
+    layout: str,
+    outcomes: list[dict[str, Any]],
     task_definition: Mapping[str, Any] | None = None,
     model_name: str | None = None,
     *,
-    read_results_file: bool = True,
-    listing: FolderListing | None = None,
     metrics: dict[str, Any] | None = None,
+    ignored_files: tuple[str, ...] | list[str] = (),
+    unit_key: str | None = None,
 ) -> dict[str, Any]:
-    """Per-run dict of one task folder (keys in the module docstring). Never raises on content;
-    a `folder_path` that is not a directory raises `ParameterError`.
+    """Per-run dict (keys in the module docstring) of a task's log outcomes, found in `folder`.
 
-    The task id is the folder name. `model_name` None reads the `model` of the experiment's
-    `results.txt` (the folder's parent) unless `read_results_file` is False. `listing` (the folder's
-    `list_folder`) and `metrics` (its `task_definition_metrics`) save work when the caller has them.
+    The experiment is the folder itself for the `flat` and `per_run` layouts (their logs sit in or
+    below it), else the folder's parent.
     """
-    folder = os.path.normpath(os.fspath(folder_path))
-    experiment_root, task_id = os.path.split(folder)
-    if model_name is None and read_results_file:
-        model_name = read_model_name(experiment_root)
-    if listing is None:
-        if not os.path.isdir(folder):  # a mistyped path is a user mistake, not an unrun task
-            raise ParameterError(f"folder_path: {folder!r} does not exist or is not a directory")
-        listing = list_folder(folder)
-    outcomes = [read_outcome(folder, name, agent, run) for name, agent, run in listing.logs]
+    experiment_root = folder if layout in ("flat", "per_run") else folder.rpartition(os.sep)[0]
     task_type = task_type_of(task_id, task_definition)
     scale = _score_scale(task_type, outcomes)
-    outcomes = [rescale_outcome(outcome, scale) for outcome in outcomes]
+    for outcome in outcomes:  # a loop, not any(<generator>): this runs for every task
+        if outcome["score_scale"] != scale:
+            outcomes = [rescale_outcome(outcome, scale) for outcome in outcomes]
+            break
+    if len(outcomes) > 1:  # one log cannot be stale by its start time
+        outcomes = mark_skewed(outcomes)
 
     by_run: dict[int, list[dict[str, Any]]] = {}
-    for outcome in outcomes:
-        by_run.setdefault(outcome["run_index"], []).append(outcome)
-    repetitions = {run_index: _combine_agents(group) for run_index, group in sorted(by_run.items())}
+    agents = set()
+    stale_count = 0
+    for outcome in outcomes:  # one pass: repetitions, distinct agents, stale logs
+        group = by_run.get(outcome["run_index"])
+        if group is None:
+            by_run[outcome["run_index"]] = [outcome]
+        else:
+            group.append(outcome)
+        agents.add(outcome["agent_name"])
+        if outcome["stale_reason"]:
+            stale_count += 1
+    items = by_run.items() if len(by_run) < 2 else sorted(by_run.items(), key=_FIRST)
+    repetitions = {run_index: _combine_agents(group) for run_index, group in items}
     best = _best_repetition(repetitions)
     status = best["completion_status"] if best else _NO_SCORE
 
     if metrics is None:
         metrics = task_definition_metrics(task_id, task_definition)
     expected = metrics.get("expected_agent_count")
-    observed = len({outcome["agent_name"] for outcome in outcomes})
+    observed = len(agents)
     return {
         "task_id": task_id,
         "folder_path": folder,
-        "experiment": os.path.basename(experiment_root),
+        "experiment": experiment_root.rpartition(os.sep)[2],
+        "experiment_path": experiment_root,
         "model_name": model_name,
         "task_type": task_type,
+        "layout": layout,
         "agent_count": observed if observed else expected,
         "expected_agent_count_mismatch": (
             None if expected is None or not observed else bool(observed != expected)
@@ -158,5 +206,41 @@ def extract_result(
         "task_definition_metrics": metrics,
         "has_task_definition": task_definition is not None,
         "score_scale": scale,
-        "ignored_files": list(listing.others),
+        "ignored_files": list(ignored_files),
+        "stale_log_count": stale_count,
+        "unit_key": unit_key if unit_key is not None else os.path.realpath(folder) + os.sep + task_id,
     }
+
+
+def extract_result(
+    folder_path: str | os.PathLike[str],
+    task_definition: Mapping[str, Any] | None = None,
+    model_name: str | None = None,
+    *,
+    read_results_file: bool = True,
+    max_bytes: int = DEFAULT_MAX_LOG_BYTES,
+) -> dict[str, Any]:
+    """Per-run dict of one task folder (current layout) or one per-run folder. Never raises on content;
+    a `folder_path` that is not a directory raises `ParameterError`.
+
+    The task id is the folder name (without the `_<run>` of a per-run folder). `model_name` None reads
+    the `model` of the experiment's `results.txt` (the folder's parent) unless `read_results_file` is False.
+    """
+    folder = os.path.normpath(os.fspath(folder_path))
+    if not os.path.isdir(folder):  # a mistyped path is a user mistake, not an unrun task
+        raise ParameterError(f"folder_path: {folder!r} does not exist or is not a directory")
+    scan = scan_folder(folder, 1, "current", (os.path.realpath(folder),))
+    unit = next((unit for unit in scan.units if unit.layout != "flat"), None)
+    if unit is None:
+        unit = TaskUnit("current", os.path.basename(folder), folder, ())
+    if model_name is None and read_results_file:
+        model_name = read_model_name(os.path.dirname(folder))
+    return build_run(
+        unit.task_id,
+        folder if unit.layout != "per_run" else os.path.dirname(folder),
+        unit.layout,
+        read_unit(unit, max_bytes),
+        task_definition,
+        model_name,
+        ignored_files=unit.others,
+    )

@@ -6,7 +6,8 @@ tree covers every message variant and edge case of spec/mindcraft_logs.md: curre
 a score logged by one agent only, a stale duplicate score, a timeout next to a success, a score line
 quoted by a user turn, empty folders (unrun tasks), a truncated log, a non-UTF-8 log, an empty file,
 a bare list of turns, a wrong-shape log, 1 to 5 agents, repetitions, an agent-count mismatch, a task
-id without a definition, `analysis_results/` and a non-task folder, results.txt with and without a model.
+id without a definition, `analysis_results/` and a non-task folder, results.txt with and without a model,
+and (`sample_layouts.py`) the S3-download, per-run and flat layouts with a stale copied log.
 
 Regenerate the committed sample (deterministic for a seed):
 
@@ -16,124 +17,29 @@ Regenerate the committed sample (deterministic for a seed):
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import shutil
-import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from cogames_lib import io
 from cogames_lib.errors import ParameterError
+from cogames_lib.mindcraft.sample_layouts import (
+    LAYOUT_SAMPLE_FOLDERS,
+    write_flat,
+    write_per_run,
+    write_s3_download,
+)
+from cogames_lib.mindcraft.sample_writer import TreeWriter, write_sample_file
 from cogames_lib.mindcraft.tasks import load_task_definitions, task_type_of
 
-AGENT_NAMES: tuple[str, ...] = ("Andy", "Jill", "Bob", "Sally", "Mike")
-CHAT_LINES: tuple[str, ...] = (
-    "Hey {other}, I have {item} in my inventory. What do you have?",
-    "I can give you what you need, coming over now.",
-    '!givePlayer("{other}", "{item}", 1)',
-    '!collectBlocks("{item}", 1)',
-    '!craftRecipe("{item}", 1)',
-    '!goToPlayer("{other}", 3)',
-    "Thanks! I will craft it at the table.",
-    "!inventory",
-)
-SYSTEM_LINES: tuple[str, ...] = (
-    "Code output:\nYou have reached {other}.",
-    "Code output:\nSuccessfully crafted {item}, you now have 1 {item}.",
-    "Code output:\nCollected 1 {item}.",
-)
-BASE_TASK_START_MS = 1_742_300_000_000
 # The experiment roots the generator writes; an existing out_dir holding anything else is not replaced.
 CURRENT_EXPERIMENT = "claude-3-5-haiku_mixed_tasks_03-20_09-15"
 LEGACY_EXPERIMENT = "gpt-4o_techtree_legacy_02-10_11-40"
 SOLO_EXPERIMENT = "llama-3-8b_solo_04-02_16-20"
-SAMPLE_EXPERIMENTS: frozenset[str] = frozenset({CURRENT_EXPERIMENT, LEGACY_EXPERIMENT, SOLO_EXPERIMENT})
-
-
-def js_number(value: float | str) -> str:
-    """A number as JavaScript prints it (`1`, `57.14285714285714`, `NaN`)."""
-    if isinstance(value, str):
-        return value
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
-# Verdict kind -> the turns it writes, as (role, template); templates take the verdict's arguments.
-VERDICT_TURNS: dict[str, tuple[tuple[str, str], ...]] = {
-    "score": (("system", "Task ended with score : {0}"),),
-    "typo": (("system", "Task ended in score: {0}"),),
-    "legacy": (("system", "{0} ended with code : {1}"),),
-    "stale": (
-        ("system", "Task ended with score : {0}"),
-        ("user", "Jill_0: wait, let me try once more"),
-        ("system", "Task ended with score : {1}"),
-    ),
-}
-
-
-def verdict_turns(verdict: tuple[Any, ...] | None) -> list[dict[str, str]]:
-    """Turns for one verdict spec: ("score", n), ("typo", n), ("legacy", phrase, code), ("stale", a, b)."""
-    if verdict is None:
-        return []
-    if verdict[0] not in VERDICT_TURNS:
-        raise ParameterError(f"verdict: unknown kind {verdict[0]!r} (known: {', '.join(VERDICT_TURNS)})")
-    arguments = [js_number(value) for value in verdict[1:]]
-    return [
-        {"role": role, "content": template.format(*arguments)} for role, template in VERDICT_TURNS[verdict[0]]
-    ]
-
-
-def make_agent_log(
-    agent: str,
-    partner: str,
-    item: str,
-    rng: random.Random,
-    verdict: tuple[Any, ...] | None,
-    turn_count: int,
-    shape: str = "object",
-) -> bytes:
-    """The bytes of one synthetic agent log; `shape` is object, bare_list, wrong_shape, truncated,
-    non_utf8, empty or user_quote (a user turn quoting a score line, no real verdict)."""
-    if shape == "empty":
-        return b""
-    turns: list[dict[str, str]] = [
-        {"role": "system", "content": f"Respond with hello world and your name {agent}"}
-    ]
-    for _ in range(turn_count):
-        role = rng.choice(("user", "assistant", "assistant", "system"))
-        lines = SYSTEM_LINES if role == "system" else CHAT_LINES
-        text = rng.choice(lines).format(other=partner, item=item)
-        turns.append({"role": role, "content": f"{partner}: {text}" if role == "user" else text})
-    if shape == "user_quote":
-        turns.append({"role": "user", "content": f"{partner}: the log said Task ended with score : 1 for me"})
-    turns.extend(verdict_turns(verdict))
-    if shape == "bare_list":
-        return json.dumps(turns).encode()
-    document: Any = {
-        "memory": f"I am {agent}. Working with {partner} on {item}.",
-        "turns": turns,
-        "self_prompting_state": 0,
-        "self_prompt": None,
-        "taskStart": BASE_TASK_START_MS + rng.randrange(10**8),
-        "last_sender": partner,
-    }
-    if shape == "wrong_shape":
-        document = {"memory": document["memory"], "history": turns}
-    data = json.dumps(document, ensure_ascii=False).encode()
-    if shape == "truncated":
-        return data[: len(data) * 2 // 3]
-    if shape == "non_utf8":
-        return data.replace(b"Working with", "Travaillé avec".encode("latin-1"), 1)
-    return data
-
-
-def _item_of(definition: Mapping[str, Any]) -> str:
-    target = definition.get("target")
-    if isinstance(target, str):
-        return target
-    if isinstance(target, dict | list) and target:
-        return str(next(iter(target)))
-    return "oak_planks"
+SAMPLE_EXPERIMENTS: frozenset[str] = frozenset(
+    {CURRENT_EXPERIMENT, LEGACY_EXPERIMENT, SOLO_EXPERIMENT, *LAYOUT_SAMPLE_FOLDERS}
+)
 
 
 def _ids_by_type(definitions: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -141,70 +47,6 @@ def _ids_by_type(definitions: Mapping[str, Any]) -> dict[str, list[str]]:
     for task_id in sorted(definitions):
         by_type.setdefault(task_type_of(task_id, definitions[task_id]) or "unknown", []).append(task_id)
     return by_type
-
-
-def _random_verdict(task_type: str, rng: random.Random) -> tuple[Any, ...] | None:
-    draw = rng.random()
-    if task_type == "construction":
-        return ("score", rng.choice((100, 57.14285714285714, 14.285714285714286, 0)))
-    if draw < 0.45:
-        return ("score", 1)
-    if draw < 0.9:
-        return ("score", 0)
-    return None
-
-
-def _write(path: str, data: bytes) -> None:
-    with open(path, "wb") as handle:
-        handle.write(data)
-
-
-class _TreeWriter:
-    """Writes folders of an experiment; every random choice comes from one seeded generator."""
-
-    def __init__(self, root: str, definitions: Mapping[str, Any], rng: random.Random) -> None:
-        self.root, self.definitions, self.rng = root, definitions, rng
-
-    def experiment(self, name: str, results: str | None) -> str:
-        path = os.path.join(self.root, name)
-        os.makedirs(path)
-        if results is not None:
-            _write(os.path.join(path, "results.txt"), results.encode())
-        return path
-
-    def folder(
-        self,
-        experiment: str,
-        task_id: str,
-        runs: Sequence[Sequence[tuple[tuple[Any, ...] | None, str]]],
-    ) -> None:
-        """`runs[r][a]` = (verdict, shape) of agent a in repetition r; no runs = an empty folder."""
-        folder = os.path.join(experiment, task_id)
-        os.makedirs(folder)
-        if not runs:  # git drops empty directories; the parser ignores hidden files
-            _write(os.path.join(folder, ".gitkeep"), b"")
-        item = _item_of(self.definitions.get(task_id, {}))
-        for run_index, agents in enumerate(runs):
-            names = [f"{AGENT_NAMES[index]}_0" for index in range(len(agents))]
-            for index, (verdict, shape) in enumerate(agents):
-                partner = names[(index + 1) % len(names)] if len(names) > 1 else "Jill_0"
-                data = make_agent_log(
-                    names[index], partner, item, self.rng, verdict, self.rng.randint(4, 9), shape
-                )
-                _write(os.path.join(folder, f"{names[index]}_{run_index}.json"), data)
-
-    def random_folder(
-        self, experiment: str, task_id: str, repetitions: int, agents: int | None = None
-    ) -> None:
-        definition = self.definitions.get(task_id, {})
-        task_type = task_type_of(task_id, definition) or "unknown"
-        count = agents or int(definition.get("agent_count", 2))
-        runs = []
-        for _ in range(repetitions):
-            verdict = _random_verdict(task_type, self.rng)
-            scorer = self.rng.randrange(count)  # usually only the first agent to finish logs the score
-            runs.append([(verdict if index == scorer else None, "object") for index in range(count)])
-        self.folder(experiment, task_id, runs)
 
 
 def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> None:
@@ -225,7 +67,7 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
     short = [f"{len(ids)}/{count} {kind}" for kind, ids, count in needed if len(ids) < count]
     if short:
         raise ParameterError(f"task_files: too few tasks: {', '.join(short)} (found/needed)")
-    writer = _TreeWriter(root, definitions, rng)
+    writer = TreeWriter(root, definitions, rng)
     ok, none = "object", None
 
     current = writer.experiment(CURRENT_EXPERIMENT, "{'model': 'claude-3-5-haiku-latest', 'total': 42}")
@@ -251,9 +93,9 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
     five = [(none, ok)] * 4 + [(("score", 1), ok)]
     writer.folder(current, cooking[5], [five])  # 5 agents where the definition says 2
     os.makedirs(os.path.join(current, "analysis_results"))
-    _write(os.path.join(current, "analysis_results", "summary.csv"), b"task,success\n")
+    write_sample_file(os.path.join(current, "analysis_results", "summary.csv"), b"task,success\n")
     os.makedirs(os.path.join(current, "notes"))
-    _write(os.path.join(current, "notes", "readme.txt"), b"operator notes, not a task\n")
+    write_sample_file(os.path.join(current, "notes", "readme.txt"), b"operator notes, not a task\n")
 
     legacy = writer.experiment(LEGACY_EXPERIMENT, "{'model': 'gpt-4o', 'total': 9}")
     success, timeout = ("legacy", "Task successful", 2), ("legacy", "Task timeout reached", 4)
@@ -279,6 +121,11 @@ def _build(root: str, definitions: Mapping[str, Any], rng: random.Random) -> Non
         undefined_id += "_undefined"
     writer.folder(solo, undefined_id, [[(("score", 100), ok), (none, ok)]])
     writer.folder(solo, church, [[(("score", 14.285714285714286), ok), (none, ok)]])
+
+    # The other layouts (sample_layouts.py): S3 download with a stale copied log, per-run, flat.
+    write_s3_download(writer, techtree2[13:16])
+    write_per_run(writer, cooking[:4] + techtree2[:8])
+    write_flat(writer, techtree2[8:12] + techtree3[:4])
 
 
 def _check_replaceable(target: str) -> None:
@@ -311,18 +158,6 @@ def generate_sample_tree(
             raise ParameterError(f"out_dir: {target!r} exists (pass overwrite=True to replace it)")
         _check_replaceable(target)
     definitions = task_files if isinstance(task_files, Mapping) else load_task_definitions(task_files)
-    parent = os.path.dirname(os.path.abspath(target))
-    try:
-        os.makedirs(parent, exist_ok=True)
-        staging = tempfile.mkdtemp(prefix=".mindcraft_sample_", dir=parent)
-    except OSError as error:
-        raise ParameterError(f"out_dir: cannot write under {parent!r} ({error.strerror or error})") from None
-    try:
-        _build(staging, definitions, random.Random(seed))
-        if os.path.exists(target):
-            shutil.rmtree(target)
-        os.rename(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+    with io.staged_dir(target, "out_dir") as staging:
+        _build(os.fspath(staging), definitions, random.Random(seed))
     return target

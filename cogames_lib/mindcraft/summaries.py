@@ -79,18 +79,23 @@ def summary_cooking_by_blocked_agents(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def summary_construction_scores(runs: pd.DataFrame) -> pd.DataFrame:
-    """Construction: completion rate (score 100) with its interval, and score statistics.
+    """Construction: completion rate (score 100), score statistics and the "score > 0" rate.
 
-    Score statistics (`scored_runs, mean_score, std_score, median_score, min_score, max_score`, on
-    the 0..1 scale) use runs that logged a score; the completion rate follows the denominator policy.
+    All follow the frame's `no_score_policy`: under "failure" a run without a score (no verdict, an
+    unreadable or stale log, a legacy timeout) counts as score 0; under "exclude" runs without a verdict
+    are left out (a legacy timeout still counts as 0: it is a verdict). Columns: the completion rate's
+    `n, successes, rate, ci_low, ci_high`; `scored_runs, mean_score, std_score, median_score, min_score,
+    max_score` (0..1 scale); `positive_runs, positive_rate, positive_ci_low, positive_ci_high` (Wilson).
     """
     frame, keys = _prepared(runs, "construction")
     rates = _rates(frame, keys)
     score_columns = ["scored_runs", "mean_score", "std_score", "median_score", "min_score", "max_score"]
-    if frame.empty:
-        return rates.assign(**{column: [] for column in score_columns})
-    scores = frame.assign(score=frame["overall_raw_score"].astype("float64"))
-    scores = scores[scores["score"].notna()]
+    positive_columns = ["positive_runs", "positive_rate", "positive_ci_low", "positive_ci_high"]
+    if frame.empty or frame["success_for_rate"].notna().sum() == 0:
+        return rates.assign(**{column: [] for column in score_columns + positive_columns})
+    counted = frame[frame["success_for_rate"].notna()]
+    scores = counted.assign(score=counted["overall_raw_score"].astype("float64").fillna(0.0))
+    scores = scores.assign(score_positive=scores["score"] > 0)
 
     def describe(group: pd.DataFrame) -> pd.Series:
         values = group["score"]
@@ -99,12 +104,24 @@ def summary_construction_scores(runs: pd.DataFrame) -> pd.DataFrame:
             index=score_columns,
         )
 
+    positive = rate_table(scores, keys or None, "score_positive").rename(
+        columns={
+            "successes": "positive_runs",
+            "rate": "positive_rate",
+            "ci_low": "positive_ci_low",
+            "ci_high": "positive_ci_high",
+        }
+    )[[*keys, *positive_columns]]
     if keys:
         stats = scores.groupby(keys, observed=True)[["score"]].apply(describe).reset_index()
-        result = rates.merge(stats, on=keys, how="outer")
+        result = rates.merge(stats, on=keys, how="outer").merge(positive, on=keys, how="outer")
     else:
-        result = pd.concat([rates.reset_index(drop=True), describe(scores).to_frame().T], axis=1)
+        result = pd.concat(
+            [rates.reset_index(drop=True), describe(scores).to_frame().T, positive.reset_index(drop=True)],
+            axis=1,
+        )
     result["scored_runs"] = result["scored_runs"].fillna(0).astype(int)
+    result["positive_runs"] = result["positive_runs"].fillna(0).astype(int)
     return result
 
 

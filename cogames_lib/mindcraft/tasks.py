@@ -88,6 +88,24 @@ DIFFICULTY_KEYS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+def task_file_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
+    """Task-file arguments: files as given, folders expanded to their `*.json` files (sorted)."""
+    files: list[str] = []
+    for path in paths:
+        path_text = os.fspath(path)
+        if os.path.isdir(path_text):
+            files.extend(
+                sorted(
+                    os.path.join(path_text, name)
+                    for name in os.listdir(path_text)
+                    if name.endswith(".json") and os.path.isfile(os.path.join(path_text, name))
+                )
+            )
+        else:
+            files.append(path_text)
+    return files
+
+
 def load_task_definitions(paths: Iterable[str | os.PathLike[str]]) -> dict[str, dict[str, Any]]:
     """{task_id: definition} from task files; later files override earlier ones for the same id.
 

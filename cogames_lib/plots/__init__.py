@@ -14,7 +14,7 @@ from cogames_lib.plots.diagnostics import (
     status_count_bars,
     steps_to_success,
 )
-from cogames_lib.plots.mindcraft import construction_scores, status_breakdown, success_rates
+from cogames_lib.plots.mindcraft import construction_scores, model_difference, status_breakdown, success_rates
 from cogames_lib.plots.probes import (
     alignment,
     intention_ratio,
@@ -37,6 +37,7 @@ __all__ = [
     "episode_trajectory",
     "intention_ratio",
     "intention_weights",
+    "model_difference",
     "multistep_results",
     "outcome_rates",
     "partner_effect_forest",

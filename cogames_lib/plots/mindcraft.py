@@ -158,3 +158,41 @@ def construction_scores(runs: pd.DataFrame, score_column: str = "overall_raw_sco
         f"Construction score distribution (n={len(scores)}, mean {scores[score_column].mean():.2f})"
     )
     return figure
+
+
+COMPARISON_GROUP_LABELS = {"overall": "all tasks", "task_type": "task type", "agent_count": "agents"}
+
+
+def model_difference(comparison: pd.DataFrame, title: str | None = None) -> plt.Figure:
+    """Success-rate difference A - B per group (overall, each task type, each agent count) with its
+    bootstrap interval over paired tasks; n and the McNemar p beside each row (`compare_models` table in)."""
+    require_columns(
+        comparison,
+        ["group", "value", "n_tasks", "difference", "ci_low", "ci_high", "mcnemar_p"],
+        "model_difference",
+    )
+    model_a = comparison.attrs.get("model_a", "A")
+    model_b = comparison.attrs.get("model_b", "B")
+    name = title or f"{model_a} minus {model_b}: success rate on the same tasks"
+    table = comparison[comparison["n_tasks"] > 0].reset_index(drop=True)
+    if table.empty:
+        return empty_figure(name, "no task both models ran")
+    labels = [
+        COMPARISON_GROUP_LABELS.get(group, group) + ("" if group == "overall" else f": {value}")
+        for group, value in zip(table["group"], table["value"], strict=True)
+    ]
+    figure, axes = new_figure(7.5, 0.55 * len(table) + 1.6)
+    y = np.arange(len(table))[::-1]
+    has_interval = table["ci_low"].notna() & table["ci_high"].notna()
+    errors = np.vstack([table["difference"] - table["ci_low"], table["ci_high"] - table["difference"]])
+    errors = np.where(has_interval.to_numpy(), np.clip(errors, 0, None), 0)
+    axes.errorbar(table["difference"], y, xerr=errors, fmt="o", color="#333333", capsize=3)
+    axes.axvline(0, color="#999999", linewidth=0.8, linestyle="--")
+    for yi, n, p, interval in zip(y, table["n_tasks"], table["mcnemar_p"], has_interval, strict=True):
+        note = f"n={int(n)}, McNemar p={p:.2f}" + ("" if interval else " (no interval)")
+        axes.text(1.07, yi, note, va="center", ha="left", fontsize=TEXT_PT)
+    axes.set_yticks(y, labels)
+    axes.set_xlim(-1.05, 1.05)
+    axes.set_xlabel(f"success rate {model_a} - {model_b} (bootstrap 95% CI over tasks)")
+    axes.set_title(name)
+    return figure

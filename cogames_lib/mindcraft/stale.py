@@ -1,0 +1,132 @@
+"""Stale logs: a log copied into a task folder from an earlier task, score line included.
+
+Mindcraft's evaluation script copies each agent's `bots/<agent>/memory.json` into the task folder after
+a run; an agent that died before its first save leaves the memory of its previous task there, so the
+copy carries the previous task's `taskStart` and possibly its score. Two signals, both cheap:
+
+- **start skew**: within one repetition, a log whose `taskStart` is more than `STALE_START_SKEW_S`
+  seconds earlier than the latest `taskStart` among the agents of that repetition. Agents of one run
+  start within seconds of each other; Mindcraft itself gives up waiting for missing agents after 30 s
+  (the "No other agents found" path), so a log 30 s older than its partners cannot be of the same run.
+  The earlier log is the stale one (a leftover is always older than the run it was copied into).
+- **byte-identical copy**: the log's bytes equal a log in another task folder. Candidates are found by
+  (size, taskStart, turn count), which identical files share, and confirmed by comparing the bytes,
+  so no log is hashed. Of a set of identical copies, the one whose repetition partners started within
+  the skew limit is the original; the others are stale (all of them when none can be told apart).
+
+A stale log becomes LOG_FILE_ERROR with the reason in `parsing_errors` and `stale_reason`; a repetition
+holding one is LOG_FILE_ERROR (never SUCCESS), whatever the other logs say. The experiment folder's
+`MM-DD_HH-MM` name is not used as a signal: it has neither year nor time zone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cogames_lib.mindcraft.files import RefusedFile, read_regular_file
+from cogames_lib.outcomes import CompletionStatus
+
+STALE_START_SKEW_S = 30.0
+_LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
+
+
+def mark_stale(outcome: dict[str, Any], reason: str) -> dict[str, Any]:
+    """The outcome as a stale log: LOG_FILE_ERROR, no score, the reason recorded twice (errors, column)."""
+    if outcome.get("stale_reason"):
+        return outcome
+    return {
+        **outcome,
+        "completion_status": _LOG_FILE_ERROR,
+        "raw_score": None,
+        "agent_log_processed": False,
+        "parsing_errors": [*outcome["parsing_errors"], f"stale: {reason}"],
+        "stale_reason": reason,
+    }
+
+
+def _latest_start(outcomes: list[dict[str, Any]], skip: dict[str, Any] | None = None) -> float | None:
+    starts = [o["task_start_ms"] for o in outcomes if o is not skip and o.get("task_start_ms") is not None]
+    return max(starts) if starts else None
+
+
+def skew_seconds(outcome: dict[str, Any], partners: list[dict[str, Any]]) -> float | None:
+    """How many seconds `outcome` started before the latest of its repetition partners (None: unknown)."""
+    start = outcome.get("task_start_ms")
+    latest = _latest_start(partners, skip=outcome)
+    if start is None or latest is None:
+        return None
+    return (latest - start) / 1000.0
+
+
+def mark_skewed(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Outcomes with every log that started too early for its repetition marked stale."""
+    starts = [o["task_start_ms"] for o in outcomes if o["task_start_ms"] is not None]
+    if len(starts) < 2 or max(starts) - min(starts) <= STALE_START_SKEW_S * 1000:
+        return outcomes  # the usual case: every log of the task started within the limit of the others
+    by_run: dict[Any, list[dict[str, Any]]] = {}
+    for outcome in outcomes:
+        by_run.setdefault(outcome["run_index"], []).append(outcome)
+    result = []
+    for outcome in outcomes:
+        skew = skew_seconds(outcome, by_run[outcome["run_index"]])
+        if skew is not None and skew > STALE_START_SKEW_S:
+            outcome = mark_stale(
+                outcome,
+                f"taskStart {skew:,.0f} s before the other agents of run {outcome['run_index']} "
+                f"(limit {STALE_START_SKEW_S:g} s)",
+            )
+        result.append(outcome)
+    return result
+
+
+def _same_bytes(first: str, second: str) -> bool:
+    try:
+        return read_regular_file(first) == read_regular_file(second)
+    except (OSError, RefusedFile):
+        return False
+
+
+def find_identical_copies(
+    runs: list[dict[str, Any]], display: Callable[[str], str]
+) -> dict[tuple[int, int], str]:
+    """{(run position, outcome position): reason} for logs byte-identical to a log of another task.
+
+    `runs` are per-run dicts whose outcomes carry `source_path` (the file read).
+    """
+    candidates: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
+    for run_position, run in enumerate(runs):
+        for position, outcome in enumerate(run["agent_outcomes"]):  # every log: kept lean
+            size = outcome["file_size_bytes"]
+            if size and outcome["agent_log_processed"] and outcome.get("source_path"):
+                # a copy has the same size, start time and turn count; the bytes decide below
+                key = (size, outcome["task_start_ms"], outcome["turn_count"])
+                places = candidates.get(key)
+                if places is None:
+                    candidates[key] = [(run_position, position)]
+                else:
+                    places.append((run_position, position))
+    stale: dict[tuple[int, int], str] = {}
+    for places in candidates.values():
+        if len(places) < 2 or len({runs[r]["unit_key"] for r, _ in places}) < 2:  # the first: nearly all
+            continue
+        path_of = {place: runs[place[0]]["agent_outcomes"][place[1]]["source_path"] for place in places}
+        first = places[0]
+        identical = [first] + [place for place in places[1:] if _same_bytes(path_of[first], path_of[place])]
+        if len({runs[r]["unit_key"] for r, _ in identical}) < 2:
+            continue
+        fits = []
+        for run_position, position in identical:
+            outcomes = runs[run_position]["agent_outcomes"]
+            me = outcomes[position]
+            partners = [o for o in outcomes if o["run_index"] == me["run_index"]]
+            skew = skew_seconds(me, partners)
+            fits.append(skew is not None and abs(skew) <= STALE_START_SKEW_S)
+        for place, fitting in zip(identical, fits, strict=True):
+            if fitting and sum(fits) == 1:
+                continue  # the original: its partners started with it
+            others = sorted(display(runs[other[0]]["folder_path"]) for other in identical if other != place)
+            stale[place] = f"byte-identical to a log in {others[0]}" + (
+                f" (and {len(others) - 1} more)" if len(others) > 1 else ""
+            )
+    return stale
