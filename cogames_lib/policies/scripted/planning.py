@@ -66,10 +66,14 @@ def bfs(
             return None
         is_goal = goal_set.__contains__
     size = len(walkable)
-    source = (start[0] - r0) * width + (start[1] - c0)
-    if not 0 <= source < size:
+    if not (r0 <= start[0] < r1 and c0 <= start[1] < c1):
         return None
-    deltas = [(-width, 0, -1), (width, 0, 1), (-1, -1, 0), (1, 1, 0)]  # flat delta, col change guard
+    source = (start[0] - r0) * width + (start[1] - c0)
+    # (flat delta, column change) per move in `STEPS` order. The column change is what the box edge
+    # check needs: a west move leaves the box from column 0, an east move from the last column (a
+    # flat index would otherwise wrap to the neighbouring row); north/south leave it through the
+    # flat-index bounds check only.
+    deltas = [(-width, 0), (width, 0), (-1, -1), (1, 1)]
     ordered = [deltas[i] for i in step_order]
     parent = {source: -1}
     frontier = [source]
@@ -79,9 +83,9 @@ def bfs(
         next_frontier = []
         for here in frontier:
             col = here % width
-            for delta, west_guard, east_guard in ordered:
+            for delta, col_change in ordered:
                 there = here + delta
-                if (west_guard and col == 0) or (east_guard and col == width - 1):
+                if not 0 <= col + col_change < width:
                     continue
                 if 0 <= there < size and there not in parent and walkable[there]:
                     parent[there] = here
@@ -104,6 +108,58 @@ def bfs(
         found = parent[found]
     path.reverse()
     return path
+
+
+class DistanceField:
+    """True path lengths (moves over known-empty and unknown cells) from a set of source cells."""
+
+    def __init__(self, dist: np.ndarray, row0: int, col0: int) -> None:
+        self.dist, self.row0, self.col0 = dist, row0, col0
+
+    def get(self, cell: Cell) -> int | None:
+        """Moves from the nearest source to `cell`; None if it is unreachable or outside the search box."""
+        r, c = cell[0] - self.row0, cell[1] - self.col0
+        if not (0 <= r < self.dist.shape[0] and 0 <= c < self.dist.shape[1]):
+            return None
+        value = int(self.dist[r, c])
+        return None if value < 0 else value
+
+
+def distance_field(memory: MapMemory, sources: Collection[Cell]) -> DistanceField:
+    """Multi-source BFS over the search box of `bfs` (walkable: known-empty and unknown cells).
+
+    One search answers "how far is the nearest charger" from every cell at once, so energy planning
+    uses true path lengths (a charger behind a wall is far) without one search per question.
+    """
+    r0, r1, c0, c1 = memory.bounds
+    r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
+    height, width = r1 - r0, c1 - c0
+    walkable = (memory.kind[r0:r1, c0:c1] <= EMPTY).ravel().tolist()
+    dist = [-1] * (height * width)
+    frontier = []
+    for r, c in sources:
+        if r0 <= r < r1 and c0 <= c < c1:
+            index = (r - r0) * width + (c - c0)
+            if walkable[index] and dist[index] < 0:
+                dist[index] = 0
+                frontier.append(index)
+    depth = 0
+    while frontier:
+        depth += 1
+        next_frontier = []
+        for here in frontier:
+            col = here % width
+            for there, ok in (
+                (here - width, here >= width),
+                (here + width, here + width < len(dist)),
+                (here - 1, col > 0),
+                (here + 1, col < width - 1),
+            ):
+                if ok and dist[there] < 0 and walkable[there]:
+                    dist[there] = depth
+                    next_frontier.append(there)
+        frontier = next_frontier
+    return DistanceField(np.array(dist, dtype=np.int32).reshape(height, width), r0, c0)
 
 
 def greedy_step(
