@@ -98,7 +98,7 @@ def test_bfs_to_the_nearest_unknown_matches_a_plain_bfs(case: tuple[list[list[in
 @given(grids())
 def test_distance_field_matches_a_plain_bfs(case: tuple[list[list[int]], Cell, list[Cell]]) -> None:
     """The energy planner's distance field: every cell's true path length from the sources."""
-    rows, start, goals = case
+    rows, _, goals = case
     field = distance_field(_memory(rows), [(r + ORIGIN, c + ORIGIN) for r, c in goals])
     for r, c in itertools.product(range(len(rows)), range(len(rows[0]))):
         if rows[r][c] > EMPTY:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import pickle
-import random
 
 import numpy as np
 import pytest
@@ -23,8 +22,9 @@ from cogames_lib.policies import (
     load_policy,
     resolve_policy,
 )
+from cogames_lib.policies.scripted.frontier import frontier_target
 from cogames_lib.policies.scripted.memory import EMPTY, ORIGIN, UNKNOWN, WALL, MapMemory
-from cogames_lib.policies.scripted.planning import bfs, frontier_target, move_action
+from cogames_lib.policies.scripted.planning import bfs, move_action
 from cogames_lib.policies.scripted.skills import Skills, role_resources
 from cogames_lib.sweep import run_episode
 
@@ -206,7 +206,7 @@ def test_bfs_goes_round_walls_and_through_unknown() -> None:
 
 def test_frontier_target_is_a_reachable_unknown_cell() -> None:
     memory = _memory_from_rows(["#######", "#..#??#", "#..#??#", "#....?#", "#######"])
-    found = frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (), random.Random(0), 3, (ORIGIN, ORIGIN))
+    found = frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (ORIGIN, ORIGIN))
     assert found is not None
     target, path = found
     assert memory.kind[target] == UNKNOWN and path[-1] == target
@@ -215,7 +215,7 @@ def test_frontier_target_is_a_reachable_unknown_cell() -> None:
     assert all(memory.kind[cell] == EMPTY for cell in path[:-1])  # over known cells, then one step in
     memory.kind[memory.kind == UNKNOWN] = EMPTY
     assert (
-        frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (), random.Random(0), 3, (ORIGIN, ORIGIN)) is None
+        frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (ORIGIN, ORIGIN)) is None
     )
 
 

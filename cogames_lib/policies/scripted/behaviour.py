@@ -28,6 +28,7 @@ from cogames_lib.policies.scripted.assembler import (
     AssemblerBehaviour,
     vibe_action,
 )
+from cogames_lib.policies.scripted.frontier import own_sector
 from cogames_lib.policies.scripted.navigation import Navigator
 from cogames_lib.policies.scripted.planning import Cell, move_action
 from cogames_lib.policies.scripted.skills import HEART_RECIPE, Skills, role_resources
@@ -54,6 +55,7 @@ class ScriptedPolicy(AssemblerBehaviour):
         self.num_agents = num_agents
         self.rng = random.Random(seed)
         self.nav = Navigator(self.skills, self.rng)
+        self.nav.sector = own_sector(agent_id, num_agents)
         self.role = role_resources(agent_id, num_agents)
         self.self_sufficient = False
         self.chorus_size = num_agents if self.skills.chorus else 1
@@ -106,7 +108,9 @@ class ScriptedPolicy(AssemblerBehaviour):
                 # Searching alone for long: the teammates may have gathered what I lack meanwhile.
                 self.self_sufficient = False
                 self.search_steps = 0
-            action = self.nav.explore()
+            # Only my role's resources are mine alone to find: search my sector first. A shared target
+            # (the assembler, the chest) every agent must reach itself, so that search is not divided.
+            action = self.nav.explore(divided=not self.self_sufficient)
             if action is not None:
                 return self._leave_assembler_vibe(action)
         return self._chorus()

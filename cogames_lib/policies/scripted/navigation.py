@@ -12,12 +12,12 @@ import random
 import numpy as np
 
 from cogames_lib.cvc import rules
+from cogames_lib.policies.scripted.frontier import ALL_DIRECTIONS, frontier_target
 from cogames_lib.policies.scripted.memory import EMPTY, ORIGIN, UNKNOWN, MapMemory
 from cogames_lib.policies.scripted.planning import (
     STEPS,
     Cell,
     bfs,
-    frontier_target,
     greedy_step,
     move_action,
     neighbours,
@@ -26,7 +26,6 @@ from cogames_lib.policies.scripted.skills import Skills
 
 _DELTA = {action: (dr, dc) for action, dr, dc in STEPS}
 WAIT_BEFORE_SIDESTEP = 2  # steps blocked by a teammate before stepping aside (breaks corridor jams)
-GAIN_RADIUS = 3  # unknown cells within this of a frontier cell make its worth (smaller: fewer missed slivers)
 
 
 class Navigator:
@@ -42,6 +41,8 @@ class Navigator:
         self.explore_target: Cell | None = None
         self.blocked_steps = 0
         self.thrifty = False  # energy is scarce: never spend it on a random step
+        self.sector = ALL_DIRECTIONS  # directions searched first when dividing (`frontier.own_sector`)
+        self.explore_divided = False
         self._pending_move: Cell | None = None
 
     # -- perception ------------------------------------------------------------------------------
@@ -121,10 +122,11 @@ class Navigator:
             return rules.NOOP
         return self.moved(move_action(self.pos, self.rng.choice(free)))
 
-    def explore(self) -> int | None:
+    def explore(self, divided: bool = False) -> int | None:
         """Walk to the most promising unknown cell (frontier exploration); stay put when the skill is off.
 
         None when exploring is on and no unknown cell is reachable (everything reachable is known).
+        `divided`: search the own sector first (for what this agent alone needs, see `frontier`).
         """
         if not self.skills.explore:
             return rules.NOOP  # no search: stay and act only on what comes into view
@@ -132,8 +134,9 @@ class Navigator:
         target = self.explore_target
         # Re-pick as soon as the target is seen: short legs keep the search close to where we are,
         # which finds nearby stations fast, and momentum still carries it into open areas.
-        if target is None or memory.kind[target] != UNKNOWN:
-            target = self._pick_frontier()
+        if target is None or memory.kind[target] != UNKNOWN or divided != self.explore_divided:
+            self.explore_divided = divided
+            target = self._pick_frontier(self.sector if divided else ALL_DIRECTIONS)
             self.explore_target = target
             if target is None:
                 return None
@@ -143,11 +146,11 @@ class Navigator:
             return self.wander()
         return action
 
-    def _pick_frontier(self) -> Cell | None:
+    def _pick_frontier(self, sector: frozenset[int]) -> Cell | None:
         memory = self.memory
         if self.skills.pathfinding:
             # Teammates do not block the choice (they move on; go_to waits or goes round them).
-            found = frontier_target(memory, self.pos, (), self.rng, GAIN_RADIUS, (ORIGIN, ORIGIN))
+            found = frontier_target(memory, self.pos, (ORIGIN, ORIGIN), sector)
             if found is None:
                 return None
             target, path = found
