@@ -28,6 +28,7 @@ from cogames_lib.policies.scripted.assembler import (
     AssemblerBehaviour,
     vibe_action,
 )
+from cogames_lib.policies.scripted.energy import THRIFTY_BELOW, EnergyPlanning
 from cogames_lib.policies.scripted.frontier import own_sector
 from cogames_lib.policies.scripted.navigation import Navigator
 from cogames_lib.policies.scripted.planning import Cell, move_action
@@ -35,16 +36,12 @@ from cogames_lib.policies.scripted.skills import HEART_RECIPE, Skills, role_reso
 
 DEPOSIT_VIBES = frozenset(rules.VIBE_INDEX[v] for v in rules.HEART_CHEST_DEPOSIT_VIBES)
 RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
-CHARGE_TARGET = rules.ENERGY_CAPACITY - rules.CHARGER_ENERGY_GAIN  # one more use would waste energy
-ENERGY_MARGIN = 6
-THRIFTY_BELOW = 40  # with finite energy and less than this, wait for a teammate instead of side-stepping
-EXPLORE_SLACK = 6  # steps of wandering we keep energy for beyond the way back to a charger
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
 
 
-class ScriptedPolicy(AssemblerBehaviour):
+class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
     """Decentralized scripted baseline. `disabled` names skills to switch off (see `Skills`)."""
 
     def __init__(self, disabled: tuple[str, ...] | list[str] = ()) -> None:
@@ -89,7 +86,7 @@ class ScriptedPolicy(AssemblerBehaviour):
         return self.nav.moved(self._decide())
 
     def _decide(self) -> int:
-        if self.charging or self._energy_short(max(self._return_cost(), THRIFTY_BELOW)):
+        if self.charging or self._needs_charge(None, 0):
             action = self._recharge()
             if action is not None:
                 return action
@@ -196,7 +193,7 @@ class ScriptedPolicy(AssemblerBehaviour):
         if action is not None:
             return action
         goals = self._approach_cells(station, free_only=True) or self._approach_cells(station)
-        if self._energy_short(self._leg_cost(goals, use_cost)):
+        if self._needs_charge(goals, use_cost):
             action = self._recharge()
             if action is not None:
                 return action
@@ -217,56 +214,6 @@ class ScriptedPolicy(AssemblerBehaviour):
             if max(abs(assembler[0] - pos[0]), abs(assembler[1] - pos[1])) == 1:
                 return vibe_action(DEFAULT)
         return action
-
-    # -- energy ------------------------------------------------------------------------------------
-    def _leg_cost(self, goals: list[Cell], use_cost: int) -> int:
-        if not goals:
-            return use_cost
-        nav = self.nav
-        goal = min(goals, key=nav.distance)
-        cost = rules.MOVE_ENERGY_COST * nav.distance(goal) + use_cost
-        chargers = nav.memory.known("charger")
-        if chargers:  # keep enough to reach a charger from where the leg ends
-            back = min(abs(goal[0] - c[0]) + abs(goal[1] - c[1]) for c in chargers)
-            cost += rules.MOVE_ENERGY_COST * back
-        return cost + ENERGY_MARGIN
-
-    def _return_cost(self) -> int:
-        """Energy to get back to the nearest known charger, plus an exploring leg's worth of slack."""
-        chargers = self.nav.memory.known("charger")
-        if not chargers:
-            return 0
-        distance = min(self.nav.distance(c) for c in chargers)
-        return rules.MOVE_ENERGY_COST * (distance + EXPLORE_SLACK) + ENERGY_MARGIN
-
-    def _energy_short(self, leg_cost: int) -> bool:
-        return (
-            self.skills.recharge
-            and self.energy_limited
-            and self.energy < CHARGE_TARGET
-            and self.energy < max(leg_cost, ENERGY_MARGIN)
-            and bool(self.nav.memory.known("charger"))
-        )
-
-    def _recharge(self) -> int | None:
-        if not self.skills.recharge or self.energy >= CHARGE_TARGET:
-            self.charging = False
-            return None
-        chargers = self.nav.memory.known("charger")
-        if not chargers:
-            self.charging = False
-            return None
-        self.charging = True
-        charger = min(chargers, key=self.nav.distance)
-        nav = self.nav
-        if nav.distance(charger) == 1:
-            return nav.moved(_move_into(nav.pos, charger))
-        goals = self._approach_cells(charger, free_only=True)
-        if not goals and nav.distance(charger) <= 3:
-            return rules.NOOP  # every side of the charger is taken: queue here instead of milling about
-        goals = goals or self._approach_cells(charger)
-        action = nav.go_to(goals, ("charge", charger)) if goals else None
-        return nav.wander() if action is None else action
 
     # -- heart and chorus ----------------------------------------------------------------------------
     def _deliver(self) -> int:

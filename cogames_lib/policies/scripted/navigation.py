@@ -17,7 +17,9 @@ from cogames_lib.policies.scripted.memory import EMPTY, ORIGIN, UNKNOWN, MapMemo
 from cogames_lib.policies.scripted.planning import (
     STEPS,
     Cell,
+    DistanceField,
     bfs,
+    distance_field,
     greedy_step,
     move_action,
     neighbours,
@@ -44,6 +46,7 @@ class Navigator:
         self.sector = ALL_DIRECTIONS  # directions searched first when dividing (`frontier.own_sector`)
         self.explore_divided = False
         self._pending_move: Cell | None = None
+        self._fields: dict[str, tuple[object, DistanceField]] = {}
 
     # -- perception ------------------------------------------------------------------------------
     def observe(self, grid: np.ndarray, last_action_succeeded: bool) -> None:
@@ -169,6 +172,29 @@ class Navigator:
         best = np.flatnonzero(distance == distance.min())
         pick = int(best[self.rng.randrange(best.size)])
         return int(rows[pick]) + r0 - 1, int(cols[pick]) + c0 - 1
+
+    # -- true path lengths -------------------------------------------------------------------------
+    def field_from_here(self) -> DistanceField:
+        """Path lengths from the agent's cell (cached until it moves or an obstacle appears)."""
+        return self._field("here", (self.pos, self.memory.version, tuple(self.memory.bounds)), [self.pos])
+
+    def charger_field(self) -> DistanceField | None:
+        """Path lengths to the nearest known charger's side, from every cell (None: no charger known)."""
+        chargers = self.memory.known("charger")
+        if not chargers:
+            return None
+        sides = [n for c in sorted(chargers) for n in neighbours(c) if self.memory.is_free(n)]
+        return self._field("charger", (self.memory.version, len(chargers), tuple(self.memory.bounds)), sides)
+
+    def _field(self, name: str, key: object, sources: list[Cell]) -> DistanceField:
+        cached = self._fields.get(name)
+        if cached is None or cached[0] != key:
+            cached = (key, distance_field(self.memory, sources))
+            self._fields[name] = cached
+        return cached[1]
+
+    def move_into(self, cell: Cell) -> int:
+        return move_action(self.pos, cell)
 
     def distance(self, cell: Cell) -> int:
         return abs(cell[0] - self.pos[0]) + abs(cell[1] - self.pos[1])
