@@ -85,16 +85,22 @@ def test_bfs_matches_a_plain_bfs(case: tuple[list[list[int]], Cell, list[Cell]],
     _check_path(rows, start, local)
 
 
-@settings(max_examples=EXAMPLES // 3, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=EXAMPLES // 3, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck)
+)
 @given(grids())
-def test_bfs_to_the_nearest_unknown_matches_a_plain_bfs(case: tuple[list[list[int]], Cell, list[Cell]]) -> None:
+def test_bfs_to_the_nearest_unknown_matches_a_plain_bfs(
+    case: tuple[list[list[int]], Cell, list[Cell]],
+) -> None:
     rows, start, _ = case
     found = bfs(_memory(rows), (start[0] + ORIGIN, start[1] + ORIGIN), None)
     expected = _plain_bfs(rows, start, None)
     assert (None if found is None else len(found)) == expected
 
 
-@settings(max_examples=EXAMPLES // 3, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=EXAMPLES // 3, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck)
+)
 @given(grids())
 def test_distance_field_matches_a_plain_bfs(case: tuple[list[list[int]], Cell, list[Cell]]) -> None:
     """The energy planner's distance field: every cell's true path length from the sources."""

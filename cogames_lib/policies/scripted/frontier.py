@@ -28,7 +28,7 @@ from cogames_lib.policies.scripted.planning import Cell
 
 ORIGIN_WEIGHT = 0.3  # steps of walking worth one step of distance from the spawn
 SECTOR_PENALTY = 24  # extra cost of a frontier cell in a teammate's sector (steps)
-SHARED_RADIUS = 8  # cells within this Manhattan distance of the spawn belong to every sector
+SHARED_RADIUS = 2  # cells within this Manhattan distance of the spawn belong to every sector
 GAIN_RADIUS = 3  # unknown cells within this of a frontier cell make its worth (tie-break only)
 DIRECTIONS = ("north", "east", "south", "west")
 ALL_DIRECTIONS = frozenset(range(4))

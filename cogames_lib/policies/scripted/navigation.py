@@ -97,12 +97,12 @@ class Navigator:
             # A teammate stands in the way. Waiting a random while before detouring keeps two agents
             # that block each other from side-stepping in lockstep forever.
             self.blocked_steps += 1
-            if self.thrifty or self.blocked_steps < WAIT_BEFORE_SIDESTEP or self.rng.random() < 0.5:
+            if self.blocked_steps < WAIT_BEFORE_SIDESTEP or self.rng.random() < 0.5:
                 return rules.NOOP
             self._plan(goals, key)
             if not self.path or self.path[0] in others:
                 self.path = []
-                return self.wander()
+                return self._give_way(step)
             step = self.path[0]
         self.blocked_steps = 0
         return self.moved(move_action(self.pos, step))
@@ -115,6 +115,32 @@ class Navigator:
         if not self.path and near:
             self.path = bfs(memory, self.pos, goals, (), self.step_order) or []
         self.plan_key, self.plan_version = key, memory.version
+
+    def _give_way(self, blocker: Cell) -> int:
+        """No way round a teammate (a corridor): exactly one of the two gives way, by a convention both
+        derive from what they see: the one whose blocker stands south or east of it steps back (sideways
+        if it can), the other holds. Random steps instead would leave the pair pushing against each
+        other for ever, each one's step back answered by the other's step forward."""
+        dr, dc = blocker[0] - self.pos[0], blocker[1] - self.pos[1]
+        if not (dr > 0 or (dr == 0 and dc > 0)):
+            return rules.NOOP
+        free = [
+            c
+            for c in neighbours(self.pos)
+            if self.memory.is_free(c) and c not in self.memory.agents and c != blocker
+        ]
+        if not free:
+            return rules.NOOP
+        # Sideways first (it clears the line), then straight back; a fixed order, no coin flips.
+        free.sort(
+            key=lambda c: (
+                abs(c[0] - blocker[0]) + abs(c[1] - blocker[1]) != 2
+                or c[0] == blocker[0]
+                or c[1] == blocker[1],
+                c,
+            )
+        )
+        return self.moved(move_action(self.pos, free[0]))
 
     def wander(self) -> int:
         """A random step to a free neighbouring cell (or stay if boxed in, or if energy is scarce)."""
