@@ -180,7 +180,7 @@ def charger_maze(seed: int) -> tuple[Rows, str, int]:
         r = rng.randint(2, 13)
         rows[r][col] = "+"
         for k in range(rng.randint(2, 6)):
-            if 1 <= r - 1 - k and rows[r - 1 - k][col + 1] == ".":
+            if r - 1 - k >= 1 and rows[r - 1 - k][col + 1] == ".":
                 rows[r - 1 - k][col + 1] = "#"
     rows[rng.randint(2, 13)][length + 8] = "="
     return rows, "diagnostic_charge_up", 6 * length

@@ -1,7 +1,7 @@
 """The scripted baseline away from the shipped maps: larger layouts generated here, with the rules of a
 shipped diagnostic (its `env_config`) and a step budget that a full-knowledge walk fits in with room.
 
-Layouts: a big open room (target in the far corner), corridors with the chest just outside the first
+Layouts (fixed here, plus the seeded families of `tests/layouts.py`): a big open room (target in the far corner), corridors with the chest just outside the first
 view on the short side, a charger behind a wall next to the spawn (the near one by straight line is far
 by path), a radial map with long arms (1, 2 and 4 agents), a serpentine corridor.
 """
@@ -10,50 +10,14 @@ from __future__ import annotations
 
 import pytest
 
-from cogames_lib.cvc import CogsVsClipsEnv, parse_map_text
 from cogames_lib.cvc.maps import OBJECT_GLYPHS
-from cogames_lib.diagnostics import DIAGNOSTICS
-from cogames_lib.policies import ScriptedPolicy
-from cogames_lib.sweep.seeds import agent_seed
-
-LEGEND = "\n".join(f'  "{glyph}": {name}' for name, glyph in OBJECT_GLYPHS.items())
-
-
-def _grid(height: int, width: int) -> list[list[str]]:
-    """A walled room of this size, all floor inside."""
-    rows = [["#"] * width]
-    rows += [["#", *["."] * (width - 2), "#"] for _ in range(height - 2)]
-    return [*rows, ["#"] * width]
-
-
-def _solid(height: int, width: int) -> list[list[str]]:
-    return [["#"] * width for _ in range(height)]
-
-
-def play(
-    rows: list[list[str]], diagnostic: str, num_agents: int, seed: int, max_steps: int
-) -> tuple[bool, int]:
-    """One episode of the scripted baseline on `rows` with `diagnostic`'s rules: (success, steps)."""
-    body = "\n".join("  " + "".join(row) for row in rows)
-    grid_map = parse_map_text(f"map_data: |-\n{body}\nchar_to_map_name:\n{LEGEND}\n", source="layout")
-    config = DIAGNOSTICS[diagnostic].env_config(num_agents)
-    env = CogsVsClipsEnv(grid_map, num_agents, max_steps, config)
-    observations, _ = env.reset(seed=seed)
-    policies = [ScriptedPolicy() for _ in range(num_agents)]
-    for index, policy in enumerate(policies):
-        policy.reset(index, num_agents, agent_seed(seed, index))
-    steps = 0
-    while env.agents:
-        actions = {f"agent_{i}": p.act(observations[f"agent_{i}"]) for i, p in enumerate(policies)}
-        observations, *_ = env.step(actions)
-        steps += 1
-    return bool(env.unwrapped.world.succeeded), steps
+from tests.layouts import FAMILIES, play, play_family, room, solid
 
 
 # -- layouts ---------------------------------------------------------------------------------------------
 def big_room(station: str) -> list[list[str]]:
     """A 36x64 open room; spawns in one corner, `station` (and the chest) in the opposite one."""
-    rows = _grid(36, 64)
+    rows = room(36, 64)
     for c in range(2, 6):
         rows[2][c] = "@"
     rows[32][58] = OBJECT_GLYPHS[station]
@@ -64,7 +28,7 @@ def big_room(station: str) -> list[list[str]]:
 def corridors_chest_aside() -> list[list[str]]:
     """A long corridor west and a long one north of the spawn; the chest 7 cells east, just outside the
     11x11 first view, at the end of the short east corridor."""
-    rows = _solid(50, 60)
+    rows = solid(50, 60)
     r, c = 45, 47
     for col in range(2, c + 8):
         rows[r][col] = "."
@@ -78,7 +42,7 @@ def corridors_chest_aside() -> list[list[str]]:
 def charger_behind_wall() -> list[list[str]]:
     """Energy 60, no regen: a charger three cells from the spawn behind a wall (about 30 moves round
     it), another five moves away on the spawn's side; chargers every 20 cells on the way to the chest."""
-    rows = _grid(16, 110)
+    rows = room(16, 110)
     rows[1][1] = "@"
     for r in range(1, 14):
         rows[r][3] = "#"  # the wall, open at the bottom row only
@@ -93,7 +57,7 @@ def charger_behind_wall() -> list[list[str]]:
 def radial(arm: int) -> list[list[str]]:
     """Four arms of `arm` cells from a 7x7 hub (assembler, chest, four spawns); one extractor at each end."""
     size = 2 * arm + 9
-    rows = _solid(size, size)
+    rows = solid(size, size)
     mid = size // 2
     for r in range(mid - 3, mid + 4):
         for c in range(mid - 3, mid + 4):
@@ -112,7 +76,7 @@ def radial(arm: int) -> list[list[str]]:
 
 def serpentine(lanes: int, length: int) -> list[list[str]]:
     """`lanes` corridors of `length` cells joined alternately at the east and the west end."""
-    rows = _solid(2 * lanes + 1, length + 2)
+    rows = solid(2 * lanes + 1, length + 2)
     for lane in range(lanes):
         r = 2 * lane + 1
         for c in range(1, length + 1):
@@ -164,3 +128,14 @@ def test_radial_with_long_arms(num_agents: int) -> None:
 def test_serpentine_corridor(seed: int) -> None:
     success, steps = play(serpentine(8, 40), "diagnostic_chest_navigation1", 1, seed, 500)
     assert success and steps <= 8 * 40 + 40, steps  # one pass down the corridor, few detours
+
+
+@pytest.mark.parametrize(
+    ("family", "num_agents"),
+    [(family, count) for family, (_, counts) in FAMILIES.items() for count in counts],
+)
+def test_seeded_layout_families(family: str, num_agents: int) -> None:
+    """Each generated family on a few seeds (benchmarks/scripted_robustness.py runs hundreds)."""
+    for seed in range(2):
+        _, _, _, success, steps, max_steps = play_family((family, num_agents, seed))
+        assert success, (family, num_agents, seed, steps, max_steps)

@@ -118,8 +118,16 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         return [r for r in wanted if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]]
 
     def _sources_known(self, resource: str) -> bool:
+        """A source of `resource` that can still give it is known. A chest seen empty or an extractor
+        seen exhausted is none (nor, without the unclip skill, a clipped extractor): the agent keeps
+        searching instead of going to the assembler with an incomplete recipe."""
         memory = self.nav.memory
-        return bool(memory.known(f"{resource}_extractor") or memory.known(f"chest_{resource}"))
+        if any(memory.stock[chest] > 0 for chest in memory.known(f"chest_{resource}")):
+            return True
+        return any(
+            memory.uses_left[e] > 0 and (self.skills.unclip or not memory.clipped[e])
+            for e in memory.known(f"{resource}_extractor")
+        )
 
     def _best_source(self, missing: list[str]) -> int | None:
         """Act on the nearest usable source of a missing resource (None if there is none)."""
