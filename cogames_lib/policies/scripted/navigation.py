@@ -27,6 +27,7 @@ from cogames_lib.policies.scripted.planning import (
 from cogames_lib.policies.scripted.skills import Skills
 
 _DELTA = {action: (dr, dc) for action, dr, dc in STEPS}
+GIVE_WAY_LIMIT = 60  # steps of backing off at most (a teammate that does not follow is no push)
 WAIT_BEFORE_SIDESTEP = 2  # steps blocked by a teammate before stepping aside (breaks corridor jams)
 
 
@@ -45,6 +46,8 @@ class Navigator:
         self.thrifty = False  # energy is scarce: never spend it on a random step
         self.sector = ALL_DIRECTIONS  # directions searched first when dividing (`frontier.own_sector`)
         self.explore_divided = False
+        self.giving_way = False  # backing off for a teammate in a corridor (see `_give_way`)
+        self.give_way_steps = 0
         self._pending_move: Cell | None = None
         self._fields: dict[str, tuple[object, DistanceField]] = {}
 
@@ -93,11 +96,21 @@ class Navigator:
             if not self.path:
                 return None
         step = self.path[0]
+        if self.giving_way:
+            # Backing off for a teammate: stepping back towards it would only block it again, so keep
+            # backing off while it follows (the path's next cell touches it).
+            ahead = self.path[:2]
+            pushing = [c for c in others if c in ahead]
+            self.give_way_steps += 1
+            if pushing and self.give_way_steps <= GIVE_WAY_LIMIT:
+                return self._give_way(pushing[0])
+            self.giving_way = False
         if step in others:
             # A teammate stands in the way. Waiting a random while before detouring keeps two agents
             # that block each other from side-stepping in lockstep forever.
             self.blocked_steps += 1
-            if self.blocked_steps < WAIT_BEFORE_SIDESTEP or self.rng.random() < 0.5:
+            # Giving way already: keep backing off at once (a long corridor takes many steps).
+            if not self.giving_way and (self.blocked_steps < WAIT_BEFORE_SIDESTEP or self.rng.random() < 0.5):
                 return rules.NOOP
             self._plan(goals, key)
             if not self.path or self.path[0] in others:
@@ -105,6 +118,8 @@ class Navigator:
                 return self._give_way(step)
             step = self.path[0]
         self.blocked_steps = 0
+        self.giving_way = False
+        self.give_way_steps = 0
         return self.moved(move_action(self.pos, step))
 
     def _plan(self, goals: list[Cell], key: object) -> None:
@@ -123,12 +138,14 @@ class Navigator:
         other for ever, each one's step back answered by the other's step forward."""
         dr, dc = blocker[0] - self.pos[0], blocker[1] - self.pos[1]
         if not (dr > 0 or (dr == 0 and dc > 0)):
+            self.giving_way = False
             return rules.NOOP
         free = [
             c
             for c in neighbours(self.pos)
             if self.memory.is_free(c) and c not in self.memory.agents and c != blocker
         ]
+        self.giving_way = bool(free)
         if not free:
             return rules.NOOP
         # Sideways first (it clears the line), then straight back; a fixed order, no coin flips.
