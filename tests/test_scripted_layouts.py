@@ -1,9 +1,10 @@
 """The scripted baseline away from the shipped maps: larger layouts generated here, with the rules of a
 shipped diagnostic (its `env_config`) and a step budget that a full-knowledge walk fits in with room.
 
-Layouts (fixed here, plus the seeded families of `tests/layouts.py`): a big open room (target in the far corner), corridors with the chest just outside the first
-view on the short side, a charger behind a wall next to the spawn (the near one by straight line is far
-by path), a radial map with long arms (1, 2 and 4 agents), a serpentine corridor.
+Layouts (fixed here, plus the seeded families of `tests/layouts.py`): a big open room (target in the
+far corner), corridors with the chest just outside the first view on the short side, a charger behind a
+wall next to the spawn (the near one by straight line is far by path), a radial map with long arms (1, 2
+and 4 agents), a serpentine corridor.
 """
 
 from __future__ import annotations
