@@ -148,15 +148,9 @@ class Navigator:
         self.giving_way = bool(free)
         if not free:
             return rules.NOOP
-        # Sideways first (it clears the line), then straight back; a fixed order, no coin flips.
-        free.sort(
-            key=lambda c: (
-                abs(c[0] - blocker[0]) + abs(c[1] - blocker[1]) != 2
-                or c[0] == blocker[0]
-                or c[1] == blocker[1],
-                c,
-            )
-        )
+        # Sideways first (it clears the line; a sideways cell shares neither row nor column with the
+        # blocker), then straight back; a fixed order, no coin flips.
+        free.sort(key=lambda c: (c[0] == blocker[0] or c[1] == blocker[1], c))
         return self.moved(move_action(self.pos, free[0]))
 
     def wander(self) -> int:
