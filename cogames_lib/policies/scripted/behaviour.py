@@ -86,13 +86,19 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         return self.nav.moved(self._decide())
 
     def _decide(self) -> int:
-        if self.charging or self._needs_charge(None, 0):
+        missing = self._missing()
+        found = None if missing or self.items[rules.HEART] else self._assembler_ring()
+        if found is not None:
+            # Holding my share with the assembler known: charge only if the walk there and a use would
+            # not leave enough to reach a charger. Teammates waiting in the chorus may stand on every
+            # side of a charger next to the assembler; my heart_a is what frees them.
+            self.charging = self._needs_charge(found[1], rules.STATION_USE_ENERGY_COST)
+        if self.charging or (found is None and self._needs_charge(None, 0)):
             action = self._recharge()
             if action is not None:
                 return action
         if self.items[rules.HEART]:
             return self._deliver()
-        missing = self._missing()
         if not missing:
             return self._chorus()
         source = self._best_source(missing)

@@ -96,7 +96,7 @@ class Navigator:
             if not self.path:
                 return None
         step = self.path[0]
-        if self.giving_way:
+        if self.giving_way and not self.thrifty:
             # Backing off for a teammate: stepping back towards it would only block it again, so keep
             # backing off while it follows (the path's next cell touches it).
             ahead = self.path[:2]
@@ -109,8 +109,11 @@ class Navigator:
             # A teammate stands in the way. Waiting a random while before detouring keeps two agents
             # that block each other from side-stepping in lockstep forever.
             self.blocked_steps += 1
-            # Giving way already: keep backing off at once (a long corridor takes many steps).
-            if not self.giving_way and (self.blocked_steps < WAIT_BEFORE_SIDESTEP or self.rng.random() < 0.5):
+            # Giving way already: keep backing off at once (a long corridor takes many steps). Short of
+            # energy: wait, every step spent going round may be the one missing to reach a charger.
+            if self.thrifty or (
+                not self.giving_way and (self.blocked_steps < WAIT_BEFORE_SIDESTEP or self.rng.random() < 0.5)
+            ):
                 return rules.NOOP
             self._plan(goals, key)
             if not self.path or self.path[0] in others:
