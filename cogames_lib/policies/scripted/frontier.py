@@ -4,7 +4,7 @@ A frontier cell is an unknown cell next to a known-empty cell the agent can reac
 cells (an area glimpsed through a wall is no frontier until a known way leads there). The agent walks
 to the frontier cell of least cost
 
-    cost = path length from the agent + ORIGIN_WEIGHT x (Manhattan distance from the spawn)
+    cost = path length from the agent + ORIGIN_WEIGHT x min(Manhattan distance from the spawn, ORIGIN_REACH)
            + SECTOR_PENALTY if the cell lies outside the agent's own sector,
 
 so the known area grows outwards from the spawn: a pocket next to the spawn is searched before a far
@@ -27,6 +27,7 @@ from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 from cogames_lib.policies.scripted.planning import Cell
 
 ORIGIN_WEIGHT = 0.3  # steps of walking worth one step of distance from the spawn
+ORIGIN_REACH = 16  # ... counted up to this distance: far out, where the agent is matters, not the spawn
 SECTOR_PENALTY = 24  # extra cost of a frontier cell in a teammate's sector (steps)
 SHARED_RADIUS = 2  # cells within this Manhattan distance of the spawn belong to every sector
 GAIN_RADIUS = 3  # unknown cells within this of a frontier cell make its worth (tie-break only)
@@ -95,7 +96,7 @@ def frontier_target(
                     parent[there] = here
                     row_t, col_t = divmod(there, width)
                     away = abs(row_t - orow) + abs(col_t - ocol)
-                    cost = depth + 1 + ORIGIN_WEIGHT * away
+                    cost = depth + 1 + ORIGIN_WEIGHT * min(away, ORIGIN_REACH)
                     if away > SHARED_RADIUS and direction_of((row_t, col_t), (orow, ocol)) not in sector:
                         cost += SECTOR_PENALTY
                     if cost < best_cost - 1e-9:
