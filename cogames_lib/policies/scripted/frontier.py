@@ -27,7 +27,7 @@ from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 from cogames_lib.policies.scripted.planning import Cell
 
 ORIGIN_WEIGHT = 0.3  # steps of walking worth one step of distance from the spawn
-ORIGIN_REACH = 16  # ... counted up to this distance: far out, where the agent is matters, not the spawn
+ORIGIN_REACH = 32  # ... counted up to this distance: far out, where the agent is matters, not the spawn
 SECTOR_PENALTY = 24  # extra cost of a frontier cell in a teammate's sector (steps)
 SHARED_RADIUS = 2  # cells within this Manhattan distance of the spawn belong to every sector
 GAIN_RADIUS = 3  # unknown cells within this of a frontier cell make its worth (tie-break only)
