@@ -92,7 +92,12 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             # Holding my share with the assembler known: charge only if the walk there and a use would
             # not leave enough to reach a charger. Teammates waiting in the chorus may stand on every
             # side of a charger next to the assembler; my heart_a is what frees them.
-            self.charging = self._needs_charge(found[1], rules.STATION_USE_ENERGY_COST)
+            # While low, top up at a charger whose free side is a step away: waiting for the chorus
+            # costs nothing, making way for teammates does, and arriving at a charger empty is the end.
+            # (Farther, teammates in the ring may cut the way, and they wait for my heart_a.)
+            self.charging = self._needs_charge(found[1], rules.STATION_USE_ENERGY_COST) or (
+                self._needs_charge(None, 0) and self.energy < THRIFTY_BELOW and self._free_charger(1)
+            )
         if self.charging or (found is None and self._needs_charge(None, 0)):
             action = self._recharge()
             if action is not None:

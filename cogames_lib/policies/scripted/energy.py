@@ -67,6 +67,16 @@ class EnergyPlanning:
             and self._to_charger(self.nav.pos) is not None
         )
 
+    def _free_charger(self, within: int) -> bool:
+        """A known charger has a side no teammate stands on, at most `within` moves away (a side one
+        move away cannot be cut off by teammates: only standing on it would, and then it is not free)."""
+        here = self.nav.field_from_here()
+        return any(
+            (here.get(side) or 0) <= within and here.get(side) is not None
+            for charger in self.nav.memory.known("charger")
+            for side in self._approach_cells(charger, free_only=True)
+        )
+
     def _recharge(self) -> int | None:
         """One step towards (or into) the charger nearest by path; None if charging is not wanted or
         no known charger is reachable. A charger whose every side is taken by teammates is passed
