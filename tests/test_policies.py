@@ -23,8 +23,9 @@ from cogames_lib.policies import (
     load_policy,
     resolve_policy,
 )
+from cogames_lib.policies.scripted.frontier import frontier_target
 from cogames_lib.policies.scripted.memory import EMPTY, ORIGIN, UNKNOWN, WALL, MapMemory
-from cogames_lib.policies.scripted.planning import bfs, frontier_target, move_action
+from cogames_lib.policies.scripted.planning import bfs, move_action
 from cogames_lib.policies.scripted.skills import Skills, role_resources
 from cogames_lib.sweep import run_episode
 
@@ -206,7 +207,7 @@ def test_bfs_goes_round_walls_and_through_unknown() -> None:
 
 def test_frontier_target_is_a_reachable_unknown_cell() -> None:
     memory = _memory_from_rows(["#######", "#..#??#", "#..#??#", "#....?#", "#######"])
-    found = frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (), random.Random(0), 3, (ORIGIN, ORIGIN))
+    found = frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (ORIGIN, ORIGIN))
     assert found is not None
     target, path = found
     assert memory.kind[target] == UNKNOWN and path[-1] == target
@@ -214,9 +215,7 @@ def test_frontier_target_is_a_reachable_unknown_cell() -> None:
     assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in itertools.pairwise(steps))
     assert all(memory.kind[cell] == EMPTY for cell in path[:-1])  # over known cells, then one step in
     memory.kind[memory.kind == UNKNOWN] = EMPTY
-    assert (
-        frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (), random.Random(0), 3, (ORIGIN, ORIGIN)) is None
-    )
+    assert frontier_target(memory, (ORIGIN + 1, ORIGIN + 1), (ORIGIN, ORIGIN)) is None
 
 
 def test_memory_ablation_forgets_outside_the_view() -> None:
@@ -282,3 +281,70 @@ def test_reference_policies_import_no_engine_or_world_state() -> None:
                 ):
                     offenders.append(f"{path.name}: {module}")
     assert offenders == []
+
+
+# -- generalization parts: energy by path length, frontier order, corridor give-way --------------------------
+def _scripted_in(rows: list[str], pos: tuple[int, int], energy: int) -> ScriptedPolicy:
+    """A scripted agent at `pos` (row, col in `rows`) of a remembered map; '+' marks chargers."""
+    from cogames_lib.policies.scripted.memory import STATION_CODE
+
+    policy = ScriptedPolicy()
+    policy.reset(0, 1, 0)
+    plain = [line.replace("+", "#") for line in rows]
+    memory = _memory_from_rows(plain)
+    for r, line in enumerate(rows):
+        for c, char in enumerate(line):
+            if char == "+":
+                memory.kind[ORIGIN + r, ORIGIN + c] = STATION_CODE["charger"]
+                memory.stations[STATION_CODE["charger"]].add((ORIGIN + r, ORIGIN + c))
+    policy.nav.memory = memory
+    policy.nav.pos = (ORIGIN + pos[0], ORIGIN + pos[1])
+    policy.energy, policy.energy_limited, policy.vibe = energy, True, 0
+    policy.items = [0] * len(rules.ITEMS)
+    return policy
+
+
+def test_charger_is_chosen_by_path_length_not_straight_line() -> None:
+    rows = ["#######", "#..#+.#", "#..#..#", "#..#..#", "#.....#", "#+....#", "#######"]
+    policy = _scripted_in(rows, (1, 1), energy=20)
+    # The charger three cells east is behind the wall (8 moves round it); the one four cells south is
+    # three moves away: the first step goes south.
+    assert rules.ACTIONS[policy._recharge()] == "move_south"
+    assert policy._to_charger(policy.nav.pos) == 4
+    # The leg cost counts the walk back to the charger from the goal, by path.
+    goal = (ORIGIN + 1, ORIGIN + 5)
+    assert policy._leg_cost([goal], 0) >= rules.MOVE_ENERGY_COST * (10 + 2)
+
+
+def test_low_energy_goes_to_charge_before_the_leg_is_short() -> None:
+    rows = ["#########", "#+......#", "#.......#", "#########"]
+    policy = _scripted_in(rows, (1, 2), energy=40)
+    far = [(ORIGIN + 2, ORIGIN + 7)]
+    assert policy._needs_charge(far, 20)  # 5 moves there, a 20-energy use, 6 back + use: 46 > 40
+    assert not policy._needs_charge([(ORIGIN + 2, ORIGIN + 3)], 2)
+
+
+def test_frontier_searches_the_pocket_by_the_spawn_before_the_far_corridor() -> None:
+    # Known: a corridor running far east from the spawn and a pocket just west of it, both open ends.
+    rows = ["#" * 30, "?." + "." * 27 + "?", "#" * 30]
+    memory = _memory_from_rows(rows)
+    spawn = (ORIGIN + 1, ORIGIN + 6)
+    target, _ = frontier_target(memory, (ORIGIN + 1, ORIGIN + 20), spawn)
+    assert target == (ORIGIN + 1, ORIGIN + 29)  # deep in the corridor: straight ahead stays cheapest
+    target, _ = frontier_target(memory, (ORIGIN + 1, ORIGIN + 8), spawn)
+    assert target == (ORIGIN + 1, ORIGIN)  # near the spawn: the pocket first
+
+
+def test_corridor_give_way_lets_exactly_one_agent_back_off() -> None:
+    from cogames_lib.policies.scripted.navigation import Navigator
+
+    rows = ["#########", "#.......#", "#########"]
+    west, east = (ORIGIN + 1, ORIGIN + 3), (ORIGIN + 1, ORIGIN + 4)
+    moves = []
+    for me, other in ((west, east), (east, west)):
+        nav = Navigator(Skills(), random.Random(0))
+        nav.memory = _memory_from_rows(rows)
+        nav.memory.agents = {other: 0}
+        nav.pos = me
+        moves.append(rules.ACTIONS[nav._give_way(other)])
+    assert moves == ["move_west", "noop"]  # the one with its blocker east backs off; the other holds

@@ -28,22 +28,20 @@ from cogames_lib.policies.scripted.assembler import (
     AssemblerBehaviour,
     vibe_action,
 )
+from cogames_lib.policies.scripted.energy import THRIFTY_BELOW, EnergyPlanning
+from cogames_lib.policies.scripted.frontier import own_sector
 from cogames_lib.policies.scripted.navigation import Navigator
 from cogames_lib.policies.scripted.planning import Cell, move_action
 from cogames_lib.policies.scripted.skills import HEART_RECIPE, Skills, role_resources
 
 DEPOSIT_VIBES = frozenset(rules.VIBE_INDEX[v] for v in rules.HEART_CHEST_DEPOSIT_VIBES)
 RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
-CHARGE_TARGET = rules.ENERGY_CAPACITY - rules.CHARGER_ENERGY_GAIN  # one more use would waste energy
-ENERGY_MARGIN = 6
-THRIFTY_BELOW = 40  # with finite energy and less than this, wait for a teammate instead of side-stepping
-EXPLORE_SLACK = 6  # steps of wandering we keep energy for beyond the way back to a charger
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
 
 
-class ScriptedPolicy(AssemblerBehaviour):
+class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
     """Decentralized scripted baseline. `disabled` names skills to switch off (see `Skills`)."""
 
     def __init__(self, disabled: tuple[str, ...] | list[str] = ()) -> None:
@@ -54,6 +52,7 @@ class ScriptedPolicy(AssemblerBehaviour):
         self.num_agents = num_agents
         self.rng = random.Random(seed)
         self.nav = Navigator(self.skills, self.rng)
+        self.nav.sector = own_sector(agent_id, num_agents)
         self.role = role_resources(agent_id, num_agents)
         self.self_sufficient = False
         self.chorus_size = num_agents if self.skills.chorus else 1
@@ -87,13 +86,24 @@ class ScriptedPolicy(AssemblerBehaviour):
         return self.nav.moved(self._decide())
 
     def _decide(self) -> int:
-        if self.charging or self._energy_short(max(self._return_cost(), THRIFTY_BELOW)):
+        missing = self._missing()
+        found = None if missing or self.items[rules.HEART] else self._assembler_ring()
+        if found is not None:
+            # Holding my share with the assembler known: charge only if the walk there and a use would
+            # not leave enough to reach a charger. Teammates waiting in the chorus may stand on every
+            # side of a charger next to the assembler; my heart_a is what frees them.
+            # While low, top up at a charger whose free side is a step away: waiting for the chorus
+            # costs nothing, making way for teammates does, and arriving at a charger empty is the end.
+            # (Farther, teammates in the ring may cut the way, and they wait for my heart_a.)
+            self.charging = self._needs_charge(found[1], rules.STATION_USE_ENERGY_COST) or (
+                self._needs_charge(None, 0) and self.energy < THRIFTY_BELOW and self._free_charger(1)
+            )
+        if self.charging or (found is None and self._needs_charge(None, 0)):
             action = self._recharge()
             if action is not None:
                 return action
         if self.items[rules.HEART]:
             return self._deliver()
-        missing = self._missing()
         if not missing:
             return self._chorus()
         source = self._best_source(missing)
@@ -106,7 +116,9 @@ class ScriptedPolicy(AssemblerBehaviour):
                 # Searching alone for long: the teammates may have gathered what I lack meanwhile.
                 self.self_sufficient = False
                 self.search_steps = 0
-            action = self.nav.explore()
+            # Only my role's resources are mine alone to find: search my sector first. A shared target
+            # (the assembler, the chest) every agent must reach itself, so that search is not divided.
+            action = self.nav.explore(divided=not self.self_sufficient)
             if action is not None:
                 left = self._leave_assembler_vibe(action)  # never None for an action given
                 return action if left is None else left
@@ -118,8 +130,16 @@ class ScriptedPolicy(AssemblerBehaviour):
         return [r for r in wanted if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]]
 
     def _sources_known(self, resource: str) -> bool:
+        """A source of `resource` that can still give it is known. A chest seen empty or an extractor
+        seen exhausted is none (nor, without the unclip skill, a clipped extractor): the agent keeps
+        searching instead of going to the assembler with an incomplete recipe."""
         memory = self.nav.memory
-        return bool(memory.known(f"{resource}_extractor") or memory.known(f"chest_{resource}"))
+        if any(memory.stock[chest] > 0 for chest in memory.known(f"chest_{resource}")):
+            return True
+        return any(
+            memory.uses_left[e] > 0 and (self.skills.unclip or not memory.clipped[e])
+            for e in memory.known(f"{resource}_extractor")
+        )
 
     def _best_source(self, missing: list[str]) -> int | None:
         """Act on the nearest usable source of a missing resource (None if there is none)."""
@@ -193,7 +213,7 @@ class ScriptedPolicy(AssemblerBehaviour):
         if action is not None:
             return action
         goals = self._approach_cells(station, free_only=True) or self._approach_cells(station)
-        if self._energy_short(self._leg_cost(goals, use_cost)):
+        if self._needs_charge(goals, use_cost):
             action = self._recharge()
             if action is not None:
                 return action
@@ -214,56 +234,6 @@ class ScriptedPolicy(AssemblerBehaviour):
             if max(abs(assembler[0] - pos[0]), abs(assembler[1] - pos[1])) == 1:
                 return vibe_action(DEFAULT)
         return action
-
-    # -- energy ------------------------------------------------------------------------------------
-    def _leg_cost(self, goals: list[Cell], use_cost: int) -> int:
-        if not goals:
-            return use_cost
-        nav = self.nav
-        goal = min(goals, key=nav.distance)
-        cost = rules.MOVE_ENERGY_COST * nav.distance(goal) + use_cost
-        chargers = nav.memory.known("charger")
-        if chargers:  # keep enough to reach a charger from where the leg ends
-            back = min(abs(goal[0] - c[0]) + abs(goal[1] - c[1]) for c in chargers)
-            cost += rules.MOVE_ENERGY_COST * back
-        return cost + ENERGY_MARGIN
-
-    def _return_cost(self) -> int:
-        """Energy to get back to the nearest known charger, plus an exploring leg's worth of slack."""
-        chargers = self.nav.memory.known("charger")
-        if not chargers:
-            return 0
-        distance = min(self.nav.distance(c) for c in chargers)
-        return rules.MOVE_ENERGY_COST * (distance + EXPLORE_SLACK) + ENERGY_MARGIN
-
-    def _energy_short(self, leg_cost: int) -> bool:
-        return (
-            self.skills.recharge
-            and self.energy_limited
-            and self.energy < CHARGE_TARGET
-            and self.energy < max(leg_cost, ENERGY_MARGIN)
-            and bool(self.nav.memory.known("charger"))
-        )
-
-    def _recharge(self) -> int | None:
-        if not self.skills.recharge or self.energy >= CHARGE_TARGET:
-            self.charging = False
-            return None
-        chargers = self.nav.memory.known("charger")
-        if not chargers:
-            self.charging = False
-            return None
-        self.charging = True
-        charger = min(chargers, key=self.nav.distance)
-        nav = self.nav
-        if nav.distance(charger) == 1:
-            return nav.moved(_move_into(nav.pos, charger))
-        goals = self._approach_cells(charger, free_only=True)
-        if not goals and nav.distance(charger) <= 3:
-            return rules.NOOP  # every side of the charger is taken: queue here instead of milling about
-        goals = goals or self._approach_cells(charger)
-        action = nav.go_to(goals, ("charge", charger)) if goals else None
-        return nav.wander() if action is None else action
 
     # -- heart and chorus ----------------------------------------------------------------------------
     def _deliver(self) -> int:

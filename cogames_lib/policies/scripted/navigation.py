@@ -12,12 +12,14 @@ import random
 import numpy as np
 
 from cogames_lib.cvc import rules
+from cogames_lib.policies.scripted.frontier import ALL_DIRECTIONS, frontier_target
 from cogames_lib.policies.scripted.memory import EMPTY, ORIGIN, UNKNOWN, MapMemory
 from cogames_lib.policies.scripted.planning import (
     STEPS,
     Cell,
+    DistanceField,
     bfs,
-    frontier_target,
+    distance_field,
     greedy_step,
     move_action,
     neighbours,
@@ -25,8 +27,8 @@ from cogames_lib.policies.scripted.planning import (
 from cogames_lib.policies.scripted.skills import Skills
 
 _DELTA = {action: (dr, dc) for action, dr, dc in STEPS}
+GIVE_WAY_LIMIT = 60  # steps of backing off at most (a teammate that does not follow is no push)
 WAIT_BEFORE_SIDESTEP = 2  # steps blocked by a teammate before stepping aside (breaks corridor jams)
-GAIN_RADIUS = 3  # unknown cells within this of a frontier cell make its worth (smaller: fewer missed slivers)
 
 
 class Navigator:
@@ -42,7 +44,12 @@ class Navigator:
         self.explore_target: Cell | None = None
         self.blocked_steps = 0
         self.thrifty = False  # energy is scarce: never spend it on a random step
+        self.sector = ALL_DIRECTIONS  # directions searched first when dividing (`frontier.own_sector`)
+        self.explore_divided = False
+        self.giving_way = False  # backing off for a teammate in a corridor (see `_give_way`)
+        self.give_way_steps = 0
         self._pending_move: Cell | None = None
+        self._fields: dict[str, tuple[object, DistanceField]] = {}
 
     # -- perception ------------------------------------------------------------------------------
     def observe(self, grid: np.ndarray, last_action_succeeded: bool) -> None:
@@ -89,18 +96,33 @@ class Navigator:
             if not self.path:
                 return None
         step = self.path[0]
+        if self.giving_way and not self.thrifty:
+            # Backing off for a teammate: stepping back towards it would only block it again, so keep
+            # backing off while it follows (the path's next cell touches it).
+            ahead = self.path[:2]
+            pushing = [c for c in others if c in ahead]
+            self.give_way_steps += 1
+            if pushing and self.give_way_steps <= GIVE_WAY_LIMIT:
+                return self._give_way(pushing[0])
+            self.giving_way = False
         if step in others:
             # A teammate stands in the way. Waiting a random while before detouring keeps two agents
             # that block each other from side-stepping in lockstep forever.
             self.blocked_steps += 1
-            if self.thrifty or self.blocked_steps < WAIT_BEFORE_SIDESTEP or self.rng.random() < 0.5:
+            # Giving way already: keep backing off at once (a long corridor takes many steps). Short of
+            # energy: wait, every step spent going round may be the one missing to reach a charger.
+            if self.thrifty or (
+                not self.giving_way and (self.blocked_steps < WAIT_BEFORE_SIDESTEP or self.rng.random() < 0.5)
+            ):
                 return rules.NOOP
             self._plan(goals, key)
             if not self.path or self.path[0] in others:
                 self.path = []
-                return self.wander()
+                return self._give_way(step)
             step = self.path[0]
         self.blocked_steps = 0
+        self.giving_way = False
+        self.give_way_steps = 0
         return self.moved(move_action(self.pos, step))
 
     def _plan(self, goals: list[Cell], key: object) -> None:
@@ -112,6 +134,28 @@ class Navigator:
             self.path = bfs(memory, self.pos, goals, (), self.step_order) or []
         self.plan_key, self.plan_version = key, memory.version
 
+    def _give_way(self, blocker: Cell) -> int:
+        """No way round a teammate (a corridor): exactly one of the two gives way, by a convention both
+        derive from what they see: the one whose blocker stands south or east of it steps back (sideways
+        if it can), the other holds. Random steps instead would leave the pair pushing against each
+        other for ever, each one's step back answered by the other's step forward."""
+        dr, dc = blocker[0] - self.pos[0], blocker[1] - self.pos[1]
+        if not (dr > 0 or (dr == 0 and dc > 0)):
+            self.giving_way = False
+            return rules.NOOP
+        free = [
+            c
+            for c in neighbours(self.pos)
+            if self.memory.is_free(c) and c not in self.memory.agents and c != blocker
+        ]
+        self.giving_way = bool(free)
+        if not free:
+            return rules.NOOP
+        # Sideways first (it clears the line; a sideways cell shares neither row nor column with the
+        # blocker), then straight back; a fixed order, no coin flips.
+        free.sort(key=lambda c: (c[0] == blocker[0] or c[1] == blocker[1], c))
+        return self.moved(move_action(self.pos, free[0]))
+
     def wander(self) -> int:
         """A random step to a free neighbouring cell (or stay if boxed in, or if energy is scarce)."""
         if self.thrifty:
@@ -121,10 +165,11 @@ class Navigator:
             return rules.NOOP
         return self.moved(move_action(self.pos, self.rng.choice(free)))
 
-    def explore(self) -> int | None:
+    def explore(self, divided: bool = False) -> int | None:
         """Walk to the most promising unknown cell (frontier exploration); stay put when the skill is off.
 
         None when exploring is on and no unknown cell is reachable (everything reachable is known).
+        `divided`: search the own sector first (for what this agent alone needs, see `frontier`).
         """
         if not self.skills.explore:
             return rules.NOOP  # no search: stay and act only on what comes into view
@@ -132,8 +177,9 @@ class Navigator:
         target = self.explore_target
         # Re-pick as soon as the target is seen: short legs keep the search close to where we are,
         # which finds nearby stations fast, and momentum still carries it into open areas.
-        if target is None or memory.kind[target] != UNKNOWN:
-            target = self._pick_frontier()
+        if target is None or memory.kind[target] != UNKNOWN or divided != self.explore_divided:
+            self.explore_divided = divided
+            target = self._pick_frontier(self.sector if divided else ALL_DIRECTIONS)
             self.explore_target = target
             if target is None:
                 return None
@@ -143,11 +189,11 @@ class Navigator:
             return self.wander()
         return action
 
-    def _pick_frontier(self) -> Cell | None:
+    def _pick_frontier(self, sector: frozenset[int]) -> Cell | None:
         memory = self.memory
         if self.skills.pathfinding:
             # Teammates do not block the choice (they move on; go_to waits or goes round them).
-            found = frontier_target(memory, self.pos, (), self.rng, GAIN_RADIUS, (ORIGIN, ORIGIN))
+            found = frontier_target(memory, self.pos, (ORIGIN, ORIGIN), sector)
             if found is None:
                 return None
             target, path = found
@@ -166,6 +212,29 @@ class Navigator:
         best = np.flatnonzero(distance == distance.min())
         pick = int(best[self.rng.randrange(best.size)])
         return int(rows[pick]) + r0 - 1, int(cols[pick]) + c0 - 1
+
+    # -- true path lengths -------------------------------------------------------------------------
+    def field_from_here(self) -> DistanceField:
+        """Path lengths from the agent's cell (cached until it moves or an obstacle appears)."""
+        return self._field("here", (self.pos, self.memory.version, tuple(self.memory.bounds)), [self.pos])
+
+    def charger_field(self) -> DistanceField | None:
+        """Path lengths to the nearest known charger's side, from every cell (None: no charger known)."""
+        chargers = self.memory.known("charger")
+        if not chargers:
+            return None
+        sides = [n for c in sorted(chargers) for n in neighbours(c) if self.memory.is_free(n)]
+        return self._field("charger", (self.memory.version, len(chargers), tuple(self.memory.bounds)), sides)
+
+    def _field(self, name: str, key: object, sources: list[Cell]) -> DistanceField:
+        cached = self._fields.get(name)
+        if cached is None or cached[0] != key:
+            cached = (key, distance_field(self.memory, sources))
+            self._fields[name] = cached
+        return cached[1]
+
+    def move_into(self, cell: Cell) -> int:
+        return move_action(self.pos, cell)
 
     def distance(self, cell: Cell) -> int:
         return abs(cell[0] - self.pos[0]) + abs(cell[1] - self.pos[1])

@@ -1,4 +1,5 @@
-"""Path planning over the map memory: BFS (optimistic about unknown cells) and the greedy ablation.
+"""Path planning over the map memory: BFS (optimistic about unknown cells), distance fields, the greedy
+ablation. Frontier choice for exploration lives in `frontier.py`.
 
 The BFS runs on the known bounding box grown by one cell, so unknown cells at the edge are reachable
 (that is what frontier exploration walks into) while the search never floods the empty memory array.
@@ -15,9 +16,6 @@ import numpy as np
 from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 
 Cell = tuple[int, int]
-LOOK_AROUND_RADIUS = 8  # the neighbourhood of the spawn explored first
-LOOK_AROUND_STEPS = 8  # ... as far as it is this few steps away
-FRONTIER_HORIZON = 16  # steps searched for a frontier before searching the whole map
 # (action index, row delta, col delta) in `rules.MOVES` order: north, south, west, east.
 STEPS: tuple[tuple[int, int, int], ...] = ((1, -1, 0), (2, 1, 0), (3, 0, -1), (4, 0, 1))
 
@@ -66,10 +64,14 @@ def bfs(
             return None
         is_goal = goal_set.__contains__
     size = len(walkable)
-    source = (start[0] - r0) * width + (start[1] - c0)
-    if not 0 <= source < size:
+    if not (r0 <= start[0] < r1 and c0 <= start[1] < c1):
         return None
-    deltas = [(-width, 0, -1), (width, 0, 1), (-1, -1, 0), (1, 1, 0)]  # flat delta, col change guard
+    source = (start[0] - r0) * width + (start[1] - c0)
+    # (flat delta, column change) per move in `STEPS` order. The column change is what the box edge
+    # check needs: a west move leaves the box from column 0, an east move from the last column (a
+    # flat index would otherwise wrap to the neighbouring row); north/south leave it through the
+    # flat-index bounds check only.
+    deltas = [(-width, 0), (width, 0), (-1, -1), (1, 1)]
     ordered = [deltas[i] for i in step_order]
     parent = {source: -1}
     frontier = [source]
@@ -79,9 +81,9 @@ def bfs(
         next_frontier = []
         for here in frontier:
             col = here % width
-            for delta, west_guard, east_guard in ordered:
+            for delta, col_change in ordered:
                 there = here + delta
-                if (west_guard and col == 0) or (east_guard and col == width - 1):
+                if not 0 <= col + col_change < width:
                     continue
                 if 0 <= there < size and there not in parent and walkable[there]:
                     parent[there] = here
@@ -106,6 +108,58 @@ def bfs(
     return path
 
 
+class DistanceField:
+    """True path lengths (moves over known-empty and unknown cells) from a set of source cells."""
+
+    def __init__(self, dist: np.ndarray, row0: int, col0: int) -> None:
+        self.dist, self.row0, self.col0 = dist, row0, col0
+
+    def get(self, cell: Cell) -> int | None:
+        """Moves from the nearest source to `cell`; None if it is unreachable or outside the search box."""
+        r, c = cell[0] - self.row0, cell[1] - self.col0
+        if not (0 <= r < self.dist.shape[0] and 0 <= c < self.dist.shape[1]):
+            return None
+        value = int(self.dist[r, c])
+        return None if value < 0 else value
+
+
+def distance_field(memory: MapMemory, sources: Collection[Cell]) -> DistanceField:
+    """Multi-source BFS over the search box of `bfs` (walkable: known-empty and unknown cells).
+
+    One search answers "how far is the nearest charger" from every cell at once, so energy planning
+    uses true path lengths (a charger behind a wall is far) without one search per question.
+    """
+    r0, r1, c0, c1 = memory.bounds
+    r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
+    height, width = r1 - r0, c1 - c0
+    walkable = (memory.kind[r0:r1, c0:c1] <= EMPTY).ravel().tolist()
+    dist = [-1] * (height * width)
+    frontier = []
+    for r, c in sources:
+        if r0 <= r < r1 and c0 <= c < c1:
+            index = (r - r0) * width + (c - c0)
+            if walkable[index] and dist[index] < 0:
+                dist[index] = 0
+                frontier.append(index)
+    depth = 0
+    while frontier:
+        depth += 1
+        next_frontier = []
+        for here in frontier:
+            col = here % width
+            for there, ok in (
+                (here - width, here >= width),
+                (here + width, here + width < len(dist)),
+                (here - 1, col > 0),
+                (here + 1, col < width - 1),
+            ):
+                if ok and dist[there] < 0 and walkable[there]:
+                    dist[there] = depth
+                    next_frontier.append(there)
+        frontier = next_frontier
+    return DistanceField(np.array(dist, dtype=np.int32).reshape(height, width), r0, c0)
+
+
 def greedy_step(
     memory: MapMemory, start: Cell, goal: Cell, blocked: Collection[Cell], rng: random.Random
 ) -> Cell | None:
@@ -124,124 +178,3 @@ def greedy_step(
     # Stuck against an obstacle: a random free step, the best a planner without search can do.
     free = [cell for cell in neighbours(start) if memory.is_free(cell) and cell not in blocked]
     return rng.choice(free) if free else None
-
-
-def frontier_target(
-    memory: MapMemory,
-    start: Cell,
-    blocked: Collection[Cell],
-    rng: random.Random,
-    view_radius: int,
-    origin: Cell,
-) -> tuple[Cell, list[Cell]] | None:
-    """The unknown cell worth walking to (most unknown cells around it per step of the way there) and
-    the path to it (from the same search, so the caller need not plan again).
-
-    Nearest-first exploration wanders in open rooms; weighing each reachable unknown cell by how much
-    of a view window around it is still unknown sends the agent towards the big unexplored areas.
-    """
-    r0, r1, c0, c1 = memory.bounds
-    r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
-    height, width = r1 - r0, c1 - c0
-    box = memory.kind[r0:r1, c0:c1]
-    # Frontiers are reached over KNOWN empty cells only: an area seen through a wall is not a frontier
-    # until a known way leads there (optimism about unknown cells would lure the agent round every
-    # walled-off room it glimpsed).
-    walkable = (box == EMPTY).ravel().tolist()
-    for r, c in blocked:
-        if r0 <= r < r1 and c0 <= c < c1:
-            walkable[(r - r0) * width + (c - c0)] = False
-    size = len(walkable)
-    source = (start[0] - r0) * width + (start[1] - c0)
-    distance = [-1] * size
-    distance[source] = 0
-    frontier = [source]
-    depth = 0
-    unknown = box == UNKNOWN
-    # Search near first: a frontier within FRONTIER_HORIZON steps is almost always there and is what
-    # wins anyway; the whole reachable map is searched only when nothing unknown is that close.
-    for limit in (FRONTIER_HORIZON, size):
-        while frontier and depth < limit:
-            depth += 1
-            next_frontier = []
-            for here in frontier:
-                col = here % width
-                for there, ok in (
-                    (here - width, True),
-                    (here + width, True),
-                    (here - 1, col > 0),
-                    (here + 1, col < width - 1),
-                ):
-                    if ok and 0 <= there < size and distance[there] < 0 and walkable[there]:
-                        distance[there] = depth
-                        next_frontier.append(there)
-            frontier = next_frontier
-        dist = np.array(distance, dtype=np.int32).reshape(height, width)
-        # Frontier cells only: unknown cells next to a known-empty cell we can reach. A target deep
-        # inside the unknown tends to turn out to be a wall and makes the agent flip between directions.
-        reached_known = (dist >= 0) & (box == EMPTY)
-        touches = np.zeros_like(unknown)
-        touches[1:, :] |= reached_known[:-1, :]
-        touches[:-1, :] |= reached_known[1:, :]
-        touches[:, 1:] |= reached_known[:, :-1]
-        touches[:, :-1] |= reached_known[:, 1:]
-        # An unknown cell is one step beyond the nearest reached known cell next to it.
-        beyond = np.full(dist.shape, np.iinfo(np.int32).max, dtype=np.int64)
-        known_dist = np.where(reached_known, dist, np.iinfo(np.int32).max).astype(np.int64)
-        beyond[1:, :] = np.minimum(beyond[1:, :], known_dist[:-1, :])
-        beyond[:-1, :] = np.minimum(beyond[:-1, :], known_dist[1:, :])
-        beyond[:, 1:] = np.minimum(beyond[:, 1:], known_dist[:, :-1])
-        beyond[:, :-1] = np.minimum(beyond[:, :-1], known_dist[:, 1:])
-        candidates = unknown & touches
-        dist = np.where(candidates, beyond + 1, dist)
-        if candidates.any():
-            break
-    if not candidates.any():
-        return None
-    # Unknown cells within the view window of every cell, by a 2-D prefix sum over the box padded by the
-    # view radius (beyond the known bounding box everything is unknown and counts as gain).
-    pad = view_radius
-    padded = np.ones((height + 2 * pad, width + 2 * pad), dtype=np.int32)
-    padded[pad:-pad, pad:-pad] = unknown
-    prefix = np.zeros((height + 2 * pad + 1, width + 2 * pad + 1), dtype=np.int32)
-    prefix[1:, 1:] = padded.cumsum(0).cumsum(1)
-    top, left = np.arange(height)[:, None], np.arange(width)[None, :]
-    span = 2 * pad + 1
-    gain = (
-        prefix[top + span, left + span]
-        - prefix[top, left + span]
-        - prefix[top + span, left]
-        + prefix[top, left]
-    )
-    # Look around first: unknown cells close to where the agent started (and close by path) go before
-    # the rest, so a station just out of the first view is found in a few steps instead of after a
-    # trip round the map; only then does the gain send the agent into the big unknown areas.
-    rows = np.arange(r0, r1)[:, None]
-    cols = np.arange(c0, c1)[None, :]
-    near_origin = np.maximum(np.abs(rows - origin[0]), np.abs(cols - origin[1])) <= LOOK_AROUND_RADIUS
-    local = candidates & near_origin & (dist <= LOOK_AROUND_STEPS)
-    if local.any():
-        candidates = local
-    utility = np.where(candidates, gain / (dist + view_radius), -1.0)
-    best = np.flatnonzero(utility >= utility.max() - 1e-9)
-    pick = int(best[rng.randrange(best.size)])
-    # Walk the distance field back down to the start.
-    flat = dist.ravel().tolist()
-    path = [pick]
-    here = pick
-    while flat[here] > 1:
-        col = here % width
-        for there, ok in (
-            (here - width, True),
-            (here + width, True),
-            (here - 1, col > 0),
-            (here + 1, col < width - 1),
-        ):
-            if ok and 0 <= there < size and distance[there] == flat[here] - 1:
-                here = there
-                break
-        else:  # cannot happen for a reached cell; stay safe rather than loop
-            break
-        path.append(here)
-    path.reverse()
-    return (pick // width + r0, pick % width + c0), [(p // width + r0, p % width + c0) for p in path]
