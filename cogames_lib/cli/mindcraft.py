@@ -62,7 +62,7 @@ def run_analyze(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise ParameterError(f"--workers: must be >= 1, got {args.workers}")
     if args.out is not None:  # checked before the (possibly long) analysis, so a bad path fails at once
-        from cogames_lib.io import prepare_out_dir
+        from cogames_lib.outdir import prepare_out_dir
 
         prepare_out_dir(
             args.out,

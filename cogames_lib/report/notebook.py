@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from cogames_lib import io
+from cogames_lib import io, outdir
 from cogames_lib.errors import CogamesLibError, ParameterError
 
 SUMMARY_FILE = "summary.json"
@@ -65,9 +65,9 @@ def check_count(name: str, value: Any) -> int:
 
 
 def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
-    """Create `out_dir` (parents too) for a notebook's files (`cogames_lib.io.prepare_out_dir`): a re-run of
+    """Create `out_dir` (parents too) for a notebook's files (`cogames_lib.outdir.prepare_out_dir`): a re-run of
     the notebook continues its own folder; a folder of another job or of files no run wrote is refused."""
-    return io.prepare_out_dir(out_dir, job="notebook", params={}, resume=True, name="out_dir")
+    return outdir.prepare_out_dir(out_dir, job="notebook", params={}, resume=True, name="out_dir")
 
 
 def save_table(frame: pd.DataFrame, out_dir: str | os.PathLike[str], name: str) -> Path:
