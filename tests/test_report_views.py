@@ -10,13 +10,8 @@ import pandas as pd
 import pytest
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.report.notebook import (
-    check_count,
-    check_fraction,
-    prepare_out_dir,
-    save_table,
-    write_summary,
-)
+from cogames_lib.report.notebook_files import save_table, write_summary
+from cogames_lib.report.notebook_setup import check_count, check_fraction, prepare_out_dir
 from cogames_lib.report.views import (
     diagnostics_headline,
     error_folders,

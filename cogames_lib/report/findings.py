@@ -308,7 +308,7 @@ def reference_findings(study_folder: str | Path) -> list[Finding]:
 
 
 def _probes(folder: Path) -> list[Finding]:
-    from cogames_lib.report.notebook import read_summary
+    from cogames_lib.report.notebook_files import read_summary
 
     reference = (read_summary(folder) or {}).get("reference folder")
     findings = (

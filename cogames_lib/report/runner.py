@@ -26,7 +26,7 @@ from cogames_lib.paths import NOTEBOOKS_DIR, PROJECT_ROOT
 from cogames_lib.report.execute import OK, execute_notebook
 from cogames_lib.report.export import export_html
 from cogames_lib.report.index import NotebookReport, collect_versions, render_index, write_index
-from cogames_lib.report.notebook import SUMMARY_FILE, read_summary
+from cogames_lib.report.notebook_files import SUMMARY_FILE, read_summary
 from cogames_lib.report.profiles import NotebookRun, Profile, get_profile, resolve_parameters
 from cogames_lib.report.provenance import provenance_for
 from cogames_lib.report.status import NotebookStatus
