@@ -293,7 +293,7 @@ def test_full_profile_figures_fit_a_report_page_unscaled(name: str) -> None:
         else getattr(plots, name)(episodes)
     )
     buffer = BytesIO()
-    figure.savefig(buffer, format="png", dpi=SCREEN_DPI, bbox_inches="tight")  # as `report.notebook.show`
+    figure.savefig(buffer, format="png", dpi=SCREEN_DPI, bbox_inches="tight")  # as `report.display.show`
     width = plt.imread(BytesIO(buffer.getvalue())).shape[1]
     assert width <= PAGE_WIDTH_IN * SCREEN_DPI, f"{name} is {width} px wide: a page would shrink its text"
 

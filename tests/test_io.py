@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cogames_lib import io
+from cogames_lib import io, outdir
 from cogames_lib.errors import ParameterError
 
 FRAME = pd.DataFrame({"policy": ["noop", "random"], "reward": [0.0, 1.5]})
@@ -62,14 +62,16 @@ def test_remove_temporary_files_takes_only_what_a_killed_writer_leaves(tmp_path:
 
 
 def test_a_new_folder_is_created_with_its_manifest(tmp_path: Path) -> None:
-    out = io.prepare_out_dir(tmp_path / "a" / "b", job="sweep", params={"seeds": (0, 1), "where": tmp_path})
-    manifest = io.read_manifest(out)
+    out = outdir.prepare_out_dir(
+        tmp_path / "a" / "b", job="sweep", params={"seeds": (0, 1), "where": tmp_path}
+    )
+    manifest = outdir.read_manifest(out)
     assert manifest is not None and manifest["job"] == "sweep"
     assert manifest["parameters"] == {"seeds": [0, 1], "where": str(tmp_path)}  # as JSON reads it back
     assert manifest["created"].endswith("Z") and "code_version" in manifest
     # an empty existing folder is as good as a new one
     (tmp_path / "empty").mkdir()
-    io.prepare_out_dir(tmp_path / "empty", job="sweep", params={})
+    outdir.prepare_out_dir(tmp_path / "empty", job="sweep", params={})
 
 
 def test_a_folder_inside_an_input_tree_is_refused(tmp_path: Path) -> None:
@@ -77,16 +79,16 @@ def test_a_folder_inside_an_input_tree_is_refused(tmp_path: Path) -> None:
     (inputs / "run_1").mkdir(parents=True)
     for out in (inputs, inputs / "run_1" / "out"):
         with pytest.raises(ParameterError, match=r"^--out: .* is inside the input .*experiments") as error:
-            io.prepare_out_dir(out, job="analyze", params={}, inputs=[inputs], name="--out")
+            outdir.prepare_out_dir(out, job="analyze", params={}, inputs=[inputs], name="--out")
         assert "\n" not in str(error.value)
-    assert not (inputs / "run_1" / "out").exists() and not (inputs / io.MANIFEST_FILE).exists()
+    assert not (inputs / "run_1" / "out").exists() and not (inputs / outdir.MANIFEST_FILE).exists()
 
 
 def test_overwriting_a_folder_that_contains_an_input_is_refused(tmp_path: Path) -> None:
-    out = io.prepare_out_dir(tmp_path / "out", job="analyze", params={})
+    out = outdir.prepare_out_dir(tmp_path / "out", job="analyze", params={})
     (out / "logs").mkdir()
     with pytest.raises(ParameterError, match="would delete the input"):
-        io.prepare_out_dir(out, job="analyze", params={}, inputs=[out / "logs"], overwrite=True)
+        outdir.prepare_out_dir(out, job="analyze", params={}, inputs=[out / "logs"], overwrite=True)
     assert (out / "logs").is_dir()
 
 
@@ -94,61 +96,63 @@ def test_files_no_run_wrote_are_refused_and_never_deleted(tmp_path: Path) -> Non
     (tmp_path / "thesis.tex").write_text("precious")
     for flags in ({}, {"resume": True}, {"overwrite": True}):
         with pytest.raises(ParameterError, match=r"holds no manifest\.json"):
-            io.prepare_out_dir(tmp_path, job="report", params={}, **flags)
+            outdir.prepare_out_dir(tmp_path, job="report", params={}, **flags)
     assert (tmp_path / "thesis.tex").read_text() == "precious"
 
 
 def test_an_earlier_run_needs_resume_or_overwrite(tmp_path: Path) -> None:
-    out = io.prepare_out_dir(tmp_path / "out", job="report", params={"profile": "quick"})
+    out = outdir.prepare_out_dir(tmp_path / "out", job="report", params={"profile": "quick"})
     (out / "index.html").write_text("earlier")
     with pytest.raises(ParameterError, match=r"holds an earlier report run .*--resume.*--overwrite"):
-        io.prepare_out_dir(out, job="report", params={"profile": "quick"})
-    io.prepare_out_dir(out, job="report", params={"profile": "quick"}, resume=True)
+        outdir.prepare_out_dir(out, job="report", params={"profile": "quick"})
+    outdir.prepare_out_dir(out, job="report", params={"profile": "quick"}, resume=True)
     assert (out / "index.html").read_text() == "earlier"  # resume keeps what is there
 
 
 def test_resume_names_every_parameter_that_differs(tmp_path: Path) -> None:
-    out = io.prepare_out_dir(tmp_path, job="training", params={"epochs": 10, "seeds": [0], "lr": 0.1})
+    out = outdir.prepare_out_dir(tmp_path, job="training", params={"epochs": 10, "seeds": [0], "lr": 0.1})
     (out / "training.csv").write_text("epoch\n1\n")
     with pytest.raises(ParameterError, match=r"epochs was 10, now 20; lr was 0.1, now 0.2") as error:
-        io.prepare_out_dir(
+        outdir.prepare_out_dir(
             tmp_path, job="training", params={"epochs": 20, "seeds": [0], "lr": 0.2}, resume=True
         )
     assert "seeds" not in str(error.value)
     # `compare` limits the check to the parameters that change results; the manifest records the new ones
-    io.prepare_out_dir(
+    outdir.prepare_out_dir(
         tmp_path,
         job="training",
         params={"epochs": 10, "seeds": [0, 1], "lr": 0.1},
         resume=True,
         compare=["epochs"],
     )
-    assert io.read_manifest(tmp_path)["parameters"]["seeds"] == [0, 1]
+    assert outdir.read_manifest(tmp_path)["parameters"]["seeds"] == [0, 1]
 
 
 def test_another_jobs_folder_is_not_resumed(tmp_path: Path) -> None:
-    io.prepare_out_dir(tmp_path, job="sweep", params={})
+    outdir.prepare_out_dir(tmp_path, job="sweep", params={})
     with pytest.raises(ParameterError, match="holds the outputs of a 'sweep' run, not of a 'report' run"):
-        io.prepare_out_dir(tmp_path, job="report", params={}, resume=True)
+        outdir.prepare_out_dir(tmp_path, job="report", params={}, resume=True)
 
 
 def test_overwrite_deletes_the_earlier_run_first(tmp_path: Path) -> None:
-    out = io.prepare_out_dir(tmp_path / "out", job="sweep", params={"seed": 0})
+    out = outdir.prepare_out_dir(tmp_path / "out", job="sweep", params={"seed": 0})
     (out / "episodes").mkdir()
     (out / "episodes" / "part-1.parquet").write_text("old")
     (out / "episodes.parquet").write_text("old")
-    io.prepare_out_dir(out, job="sweep", params={"seed": 1}, overwrite=True, resume=True)  # overwrite wins
-    assert sorted(path.name for path in out.iterdir()) == [io.MANIFEST_FILE]
-    assert io.read_manifest(out)["parameters"] == {"seed": 1}
+    outdir.prepare_out_dir(
+        out, job="sweep", params={"seed": 1}, overwrite=True, resume=True
+    )  # overwrite wins
+    assert sorted(path.name for path in out.iterdir()) == [outdir.MANIFEST_FILE]
+    assert outdir.read_manifest(out)["parameters"] == {"seed": 1}
 
 
 def test_a_file_or_an_unwritable_place_is_a_one_line_parameter_error(tmp_path: Path) -> None:
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
     with pytest.raises(ParameterError, match=r"^out_dir: .*a_file' exists and is not a folder$"):
-        io.prepare_out_dir(a_file, job="sweep", params={}, name="out_dir")
+        outdir.prepare_out_dir(a_file, job="sweep", params={}, name="out_dir")
     with pytest.raises(ParameterError, match=r"^out_dir: cannot write to .*a_file/sub' \(") as error:
-        io.prepare_out_dir(a_file / "sub", job="sweep", params={}, name="out_dir")
+        outdir.prepare_out_dir(a_file / "sub", job="sweep", params={}, name="out_dir")
     assert "\n" not in str(error.value)
     assert a_file.read_text() == "x"
     with pytest.raises(ParameterError, match=r"^out_dir: cannot write to .*a_file/run"):

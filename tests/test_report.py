@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from cogames_lib import io
+from cogames_lib import outdir
 from cogames_lib.cli import main
 from cogames_lib.report import profiles as profiles_module
 from cogames_lib.report import runner
@@ -34,7 +34,7 @@ EXTERNAL = re.compile(r"""<(?:script|link|img|iframe)[^>]+(?:src|href)=["']?(?:h
 @pytest.fixture(scope="module")
 def fixture_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("report") / "fixture"
-    io.prepare_out_dir(out, job="report", params={"profile": "an earlier one"})
+    outdir.prepare_out_dir(out, job="report", params={"profile": "an earlier one"})
     (out / "index.html").write_text("stale index from an earlier run")
     patched = dict(profiles_module.PROFILES, fixture=FIXTURE_PROFILE)
     with pytest.MonkeyPatch.context() as monkeypatch:
@@ -173,7 +173,7 @@ def test_export_of_an_unexecuted_notebook_is_offline(tmp_path):
 
 def test_no_index_when_writing_it_fails(tmp_path, monkeypatch):
     out = tmp_path / "r"
-    io.prepare_out_dir(out, job="report", params={"profile": "one", "notebooks": str(FIXTURES.resolve())})
+    outdir.prepare_out_dir(out, job="report", params={"profile": "one", "notebooks": str(FIXTURES.resolve())})
     (out / "index.html").write_text("stale")
     quick_ok = Profile("one", "one notebook", 30, (NotebookRun("bad_param", "Bad", {"seeds": 1}),))
 

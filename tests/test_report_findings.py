@@ -10,7 +10,7 @@ import json
 import pandas as pd
 import pytest
 
-from cogames_lib import io
+from cogames_lib import outdir
 from cogames_lib.errors import ParameterError
 from cogames_lib.report.findings import (
     Finding,
@@ -117,12 +117,12 @@ def test_findings_for_reads_the_notebook_folder_and_drops_missing_figures(tmp_pa
 
 def test_provenance_says_what_was_reused_and_when(tmp_path, monkeypatch):
     sweep = tmp_path / "sweep"
-    io.prepare_out_dir(sweep, job="sweep", params={"n": 1})
-    io.record_results(sweep, unit="episodes", computed=5, reused=0)
+    outdir.prepare_out_dir(sweep, job="sweep", params={"n": 1})
+    outdir.record_results(sweep, unit="episodes", computed=5, reused=0)
     assert results_lines(tmp_path) == ("5 episodes computed now (sweep/)",)
-    first = io.read_manifest(sweep)["created"]
-    io.prepare_out_dir(sweep, job="sweep", params={"n": 1}, resume=True, same_code=True)
-    io.record_results(sweep, unit="episodes", computed=2, reused=3)
+    first = outdir.read_manifest(sweep)["created"]
+    outdir.prepare_out_dir(sweep, job="sweep", params={"n": 1}, resume=True, same_code=True)
+    outdir.record_results(sweep, unit="episodes", computed=2, reused=3)
     (line,) = results_lines(tmp_path)
     when = first.replace("T", " ").replace("Z", " UTC")
     assert line.startswith(f"resumed 3 of 5 episodes computed {when}") and line.endswith(
@@ -153,15 +153,15 @@ def test_data_sources_and_seeds_in_words():
 
 
 def test_a_resume_of_results_from_another_code_version_is_refused(tmp_path, monkeypatch):
-    io.prepare_out_dir(tmp_path / "run", job="sweep", params={})
-    manifest = json.loads((tmp_path / "run" / io.MANIFEST_FILE).read_text())
+    outdir.prepare_out_dir(tmp_path / "run", job="sweep", params={})
+    manifest = json.loads((tmp_path / "run" / outdir.MANIFEST_FILE).read_text())
     manifest["code_version"] = "0ld0ld0"
-    (tmp_path / "run" / io.MANIFEST_FILE).write_text(json.dumps(manifest))
-    monkeypatch.setattr(io, "code_version", lambda root=None: "n3wn3w0")
+    (tmp_path / "run" / outdir.MANIFEST_FILE).write_text(json.dumps(manifest))
+    monkeypatch.setattr(outdir, "code_version", lambda root=None: "n3wn3w0")
     with pytest.raises(ParameterError, match="computed by code 0ld0ld0, this is n3wn3w0"):
-        io.prepare_out_dir(tmp_path / "run", job="sweep", params={}, resume=True, same_code=True)
+        outdir.prepare_out_dir(tmp_path / "run", job="sweep", params={}, resume=True, same_code=True)
     # callers that recompute everything anyway (a notebook's own folder) may continue it
-    io.prepare_out_dir(tmp_path / "run", job="sweep", params={}, resume=True)
+    outdir.prepare_out_dir(tmp_path / "run", job="sweep", params={}, resume=True)
 
 
 @pytest.mark.slow
@@ -194,9 +194,9 @@ def test_a_resumed_report_says_on_the_page_and_the_index_what_it_reused_and_when
     first = run_report(tiny, tmp_path, progress=False)
     assert first.ok and first.notebooks[0].provenance.results == ("2 episodes computed now (sweep/)",)
     # every output folder records what produced it: the notebook's folder its parameters and code version
-    recorded = io.read_manifest(tmp_path / "diagnostics_sweep")
-    assert recorded["parameters"]["seeds"] == 2 and recorded["code_version"] == io.code_version()
-    created = io.read_manifest(tmp_path / "diagnostics_sweep" / "sweep")["created"]
+    recorded = outdir.read_manifest(tmp_path / "diagnostics_sweep")
+    assert recorded["parameters"]["seeds"] == 2 and recorded["code_version"] == outdir.code_version()
+    created = outdir.read_manifest(tmp_path / "diagnostics_sweep" / "sweep")["created"]
     second = run_report(tiny, tmp_path, progress=False, resume=True)
     when = created.replace("T", " ").replace("Z", " UTC")
     (line,) = second.notebooks[0].provenance.results

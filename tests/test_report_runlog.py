@@ -57,7 +57,7 @@ def test_exported_page_has_no_stderr_box_and_a_collapsed_run_log(tmp_path):
 
 
 def test_headline_numbers_read_as_words_not_as_a_dict():
-    from cogames_lib.report.notebook import headline_table
+    from cogames_lib.report.display import headline_table
 
     table = headline_table(
         {"pass_rate[scripted]": 0.97, "episodes": 12, "p_stag[all_can_hunt/AgentKindA]": float("nan")}
@@ -70,7 +70,7 @@ def test_headline_numbers_read_as_words_not_as_a_dict():
 
 
 def test_page_tables_hide_row_numbers_round_and_say_when_empty():
-    from cogames_lib.report.notebook import page_table
+    from cogames_lib.report.display import page_table
 
     page = page_table(pd.DataFrame({"rate": [0.4324324, float("nan")], "n": [37, 0]})).to_html()
     assert "0.432" in page and "0.4324324" not in page and "NaN" not in page and "—" in page

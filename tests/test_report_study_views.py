@@ -79,7 +79,7 @@ def test_index_findings_lead_with_the_reference_study_and_label_the_smoke_run(
     study_dir: Path, tmp_path: Path
 ) -> None:
     from cogames_lib.report.findings import findings_for
-    from cogames_lib.report.notebook import write_summary
+    from cogames_lib.report.notebook_files import write_summary
 
     study, _ = load_reference_study(study_dir)
     page = tmp_path / "probe_tests"

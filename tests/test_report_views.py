@@ -1,4 +1,5 @@
-"""The small derived tables and helpers the notebooks call (cogames_lib.report.views / .notebook)."""
+"""The small derived tables and helpers the notebooks call (cogames_lib.report.*_views, notebook_setup,
+notebook_files)."""
 
 from __future__ import annotations
 
@@ -10,20 +11,11 @@ import pandas as pd
 import pytest
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.report.notebook import (
-    check_count,
-    check_fraction,
-    prepare_out_dir,
-    save_table,
-    write_summary,
-)
-from cogames_lib.report.views import (
-    diagnostics_headline,
-    error_folders,
-    failed_episodes,
-    json_files,
-    last_epoch_means,
-)
+from cogames_lib.report.mindcraft_views import error_folders, json_files
+from cogames_lib.report.notebook_files import save_table, write_summary
+from cogames_lib.report.notebook_setup import check_count, check_fraction, prepare_out_dir
+from cogames_lib.report.probe_views import last_epoch_means
+from cogames_lib.report.sweep_views import diagnostics_headline, failed_episodes
 
 
 def test_json_files_expands_folders_sorted_and_passes_missing_paths_through(tmp_path):

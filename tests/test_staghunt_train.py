@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
-from cogames_lib import io
+from cogames_lib import outdir
 from cogames_lib.cli import main
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt import (
@@ -233,7 +233,7 @@ def test_train_many_resumes_finished_runs_and_refuses_other_parameters(tmp_path:
     pd.testing.assert_frame_equal(grown[columns].iloc[:1], first[columns])
     assert grown["seed"].tolist() == [0, 1] and len(pd.read_csv(tmp_path / "training_all.csv")) == 4
     # the folder says what was reused, and from when: a report's provenance box reads it
-    summary = io.reuse_summary(io.read_manifest(tmp_path) or {})
+    summary = outdir.reuse_summary(outdir.read_manifest(tmp_path) or {})
     assert summary is not None and summary.startswith("resumed 1 of 2 training runs computed ")
     assert summary.endswith("; 1 computed now")
     with pytest.raises(ParameterError, match="epochs was 2, now 3"):

@@ -11,7 +11,7 @@ from cogames_lib.cli import main
 from cogames_lib.diagnostics import get_diagnostic, make_env
 from cogames_lib.errors import MapError, ParameterError
 from cogames_lib.paths import DIAGNOSTIC_MAPS_DIR
-from cogames_lib.report.views import diagnostics_headline
+from cogames_lib.report.sweep_views import diagnostics_headline
 from cogames_lib.sweep import run_episode, run_sweep, summarise
 
 MEMORY_MAP = DIAGNOSTIC_MAPS_DIR / "diagnostic_memory.map"
@@ -119,7 +119,7 @@ def test_cli_sweep_runs_a_variant(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 def test_traces_of_variants_and_hard_episodes(tmp_path: Path) -> None:
     from cogames_lib.diagnostics import diagnostic_map
-    from cogames_lib.report.views import failed_episode_traces
+    from cogames_lib.report.sweep_views import failed_episode_traces
     from cogames_lib.sweep import load_traces
 
     variant = get_diagnostic("memory").variant(map=MEMORY_MAP, max_steps=20)

@@ -1,4 +1,5 @@
-"""The `--resume` / `--overwrite` pair of every command that writes an output folder (`io.prepare_out_dir`)."""
+"""The `--resume` / `--overwrite` pair of every command that writes an output folder
+(`outdir.prepare_out_dir`)."""
 
 from __future__ import annotations
 

@@ -87,7 +87,7 @@ def _check_and_prepare(args: argparse.Namespace, job: str, extra: dict[str, Any]
     if not args.max_log_mb > 0:
         raise ParameterError(f"--max-log-mb: must be > 0, got {args.max_log_mb}")
     if args.out is not None:
-        from cogames_lib.io import prepare_out_dir
+        from cogames_lib.outdir import prepare_out_dir
 
         prepare_out_dir(
             args.out,

@@ -121,6 +121,8 @@ class Diagnostic:
             raise ParameterError(
                 f"variant of {self.name}: a hard-tier map is drawn per seed; give a map, or vary {self.base_name}"
             )
+        # The origin of a hard or custom record is looked up in this module's table: the record and the table
+        # need each other, which is why both live in this file (in two modules they would import each other).
         origin = self if self.tier == "normal" else find_diagnostic(DIAGNOSTICS, self.base_name)
         label = []
         if map is not None:

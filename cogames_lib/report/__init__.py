@@ -1,7 +1,8 @@
 """Reports: papermill runs of the notebooks, offline HTML pages, and an index written last.
 
-`run_report(profile, out_dir)` is what `cogames-lib report` calls; `cogames_lib.report.notebook` holds the
-small helpers the notebooks themselves call (one-line parameter errors, atomic table and summary writes).
+`run_report(profile, out_dir)` is what `cogames-lib report` calls; the notebooks themselves call the small
+helpers of `notebook_setup` (one-line parameter errors, parameter checks, the out folder), `notebook_files`
+(atomic table and summary writes), `display` (tables, headline and figures on the page) and `*_views`.
 Names are imported lazily so that a notebook importing the helpers does not pay for papermill/nbconvert.
 """
 

@@ -6,7 +6,7 @@ output files (the contract between a notebook and the index), by pure functions 
 tests call directly; nothing is typed in by hand.
 
 Intervals: binary rates carry Wilson 95% intervals (`stats.rate_table`); means across seeds a bootstrap over
-seeds (`views.last_epoch_table`), and none below two seeds ("n = 1 seed: no interval").
+seeds (`probe_views.last_epoch_table`), and none below two seeds ("n = 1 seed: no interval").
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def _mean_text(row: object, with_interval: bool) -> str:
 
 def _by_condition(table: pd.DataFrame, value: str, what: str) -> str:
     """ "At the last probe (epoch E), <what>: <condition>: <partner> v [low, high]; ... (n = K seeds each)"."""
-    from cogames_lib.report.views import last_epoch_table
+    from cogames_lib.report.probe_views import last_epoch_table
     from cogames_lib.staghunt.rules import PARTNER_KINDS
 
     keys = ["condition", "partner_kind"] if "condition" in table.columns else ["partner_kind"]
@@ -308,7 +308,7 @@ def reference_findings(study_folder: str | Path) -> list[Finding]:
 
 
 def _probes(folder: Path) -> list[Finding]:
-    from cogames_lib.report.notebook import read_summary
+    from cogames_lib.report.notebook_files import read_summary
 
     reference = (read_summary(folder) or {}).get("reference folder")
     findings = (

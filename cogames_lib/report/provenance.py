@@ -3,7 +3,7 @@ what was computed now versus reused from an earlier run (with when).
 
 The facts come from the run itself (the runner's parameters and clock) and from the output folders: every
 folder a sweep or a training wrote holds a `manifest.json` whose `results` and `resumed_from` say how many
-results were reused and when they were computed (`cogames_lib.io.record_results`). Nothing here is typed in
+results were reused and when they were computed (`cogames_lib.outdir.record_results`). Nothing here is typed in
 by hand, so a page can never claim fresh results it did not compute.
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cogames_lib import io
+from cogames_lib import outdir
 from cogames_lib.paths import PROJECT_ROOT
 
 PROVENANCE_TITLE = "Provenance"
@@ -121,9 +121,9 @@ def results_lines(folder: str | Path) -> tuple[str, ...]:
     results (a sweep, a training), or "everything computed now" when no folder reused anything."""
     root = Path(folder)
     lines = []
-    for manifest_path in sorted(root.rglob(io.MANIFEST_FILE)):
-        manifest = io.read_manifest(manifest_path.parent) or {}
-        summary = io.reuse_summary(manifest)
+    for manifest_path in sorted(root.rglob(outdir.MANIFEST_FILE)):
+        manifest = outdir.read_manifest(manifest_path.parent) or {}
+        summary = outdir.reuse_summary(manifest)
         if summary:
             where = manifest_path.parent.relative_to(root).as_posix()
             lines.append(f"{summary} ({where or '.'}/)")

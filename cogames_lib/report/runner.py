@@ -5,7 +5,7 @@ Layout of `reports/NAME/`: `<notebook>.ipynb` (executed), `<notebook>.html` (its
 one after another, or in separate processes with `jobs > 1` (`cogames_lib.parallel`; papermill changes the
 process's working directory, so threads would race).
 
-`out_dir` follows `cogames_lib.io.prepare_out_dir`: a folder holding an earlier report needs `resume=True`
+`out_dir` follows `cogames_lib.outdir.prepare_out_dir`: a folder holding an earlier report needs `resume=True`
 (same profile and notebooks folder: every notebook runs again in place, and the sweeps inside continue from
 the episodes on disk) or `overwrite=True` (delete it first; what `make report` does, so it can run again).
 """
@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cogames_lib import io
+from cogames_lib import io, outdir
 from cogames_lib.errors import ParameterError
 from cogames_lib.parallel import fan_out
 from cogames_lib.paths import NOTEBOOKS_DIR, PROJECT_ROOT
 from cogames_lib.report.execute import OK, execute_notebook
 from cogames_lib.report.export import export_html
 from cogames_lib.report.index import NotebookReport, collect_versions, render_index, write_index
-from cogames_lib.report.notebook import SUMMARY_FILE, read_summary
+from cogames_lib.report.notebook_files import SUMMARY_FILE, read_summary
 from cogames_lib.report.profiles import NotebookRun, Profile, get_profile, resolve_parameters
 from cogames_lib.report.provenance import provenance_for
 from cogames_lib.report.status import NotebookStatus
@@ -125,10 +125,10 @@ def _run_one(job: _Job) -> NotebookReport:
 def _record_parameters(folder: Path, parameters: dict) -> None:
     """The notebook's folder manifest records the parameters it ran with (the notebook itself only knows
     its folder), so every output folder of a report says what produced it."""
-    manifest = io.read_manifest(folder)
+    manifest = outdir.read_manifest(folder)
     if manifest is not None:
         io.write_json(
-            folder / io.MANIFEST_FILE,
+            folder / outdir.MANIFEST_FILE,
             {**manifest, "parameters": json.loads(json.dumps(parameters, default=str))},
         )
 
@@ -139,7 +139,7 @@ def _now() -> str:
 
 def _report_reuse_note(out: Path) -> str | None:
     """Said at the top of the index when this report continued an earlier one in the same folder."""
-    earlier = (io.read_manifest(out) or {}).get("resumed_from")
+    earlier = (outdir.read_manifest(out) or {}).get("resumed_from")
     if not earlier:
         return None
     code = f" by code {earlier['code_version']}" if earlier.get("code_version") else ""
@@ -180,7 +180,7 @@ def run_report(
         raise ParameterError(f"cell_timeout: must be a positive number of seconds, got {cell_timeout_s}")
     # checked before any notebook runs: a folder we cannot write would otherwise surface as a traceback
     # (or as every notebook failing) only after minutes of work
-    out = io.prepare_out_dir(
+    out = outdir.prepare_out_dir(
         out_dir,
         job="report",
         params={"profile": chosen.name, "notebooks": str(source.resolve())},
@@ -191,7 +191,7 @@ def run_report(
     )
     if command is None:
         command = f"run_report({chosen.name!r}, {str(out_dir)!r}, resume={resume}, overwrite={overwrite})"
-    code = io.code_version(PROJECT_ROOT)
+    code = outdir.code_version(PROJECT_ROOT)
     (out / INDEX_FILE).unlink(missing_ok=True)  # until this run's index exists, there is no report
     timeout = cell_timeout_s if cell_timeout_s is not None else chosen.cell_timeout_s
     started = time.perf_counter()

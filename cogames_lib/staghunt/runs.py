@@ -5,7 +5,7 @@ Each run is independent and fully determined by (config, seed), so the worker co
 never change a number. Combined tables (`training_all.csv`, `probe_intention_all.csv`,
 `probe_multistep_all.csv`) are written at the top of `out_dir`, in (condition, seed) order.
 
-`out_dir` follows `cogames_lib.io.prepare_out_dir`: with `resume=True` (the default) a folder of an earlier
+`out_dir` follows `cogames_lib.outdir.prepare_out_dir`: with `resume=True` (the default) a folder of an earlier
 `train_many` with the same configs, epochs and probe interval is continued: a finished run (every epoch,
 the final probe round and, unless it writes none, the final checkpoint on disk) is not trained again (its
 row is read back from its `training.csv`; `seconds` is then the sum of its epoch times); `overwrite=True`
@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from cogames_lib import io
+from cogames_lib import io, outdir
 from cogames_lib.errors import ParameterError
 from cogames_lib.parallel import fan_out
 from cogames_lib.staghunt.checkpoints import checkpoint_due, checkpoint_path
@@ -110,8 +110,8 @@ def train_many(
     repeated = sorted({key for key in run_keys if run_keys.count(key) > 1})
     if repeated:
         raise ParameterError(f"each (condition, seed) may appear once; repeated: {repeated}")
-    new_folder, existed = io.is_new_out_dir(out_dir), Path(out_dir).expanduser().exists()
-    io.prepare_out_dir(
+    new_folder, existed = outdir.is_new_out_dir(out_dir), Path(out_dir).expanduser().exists()
+    outdir.prepare_out_dir(
         out_dir,
         job="probe_training",
         params={
@@ -147,12 +147,12 @@ def train_many(
     except BaseException:
         # a run that trained nothing (e.g. a wrong scheduler address) leaves no folder behind
         if new_folder and not any(Path(out_dir).expanduser().rglob("training.csv")):
-            io.discard_out_dir(out_dir, existed)
+            outdir.discard_out_dir(out_dir, existed)
         raise
     ran = iter(rows)
     rows = [done[index] if index in done else next(ran) for index in range(len(run_keys))]
     combine_run_tables(out_dir, run_keys)
-    io.record_results(out_dir, unit="training runs", computed=len(jobs), reused=len(done))
+    outdir.record_results(out_dir, unit="training runs", computed=len(jobs), reused=len(done))
     return PROBE_RUNS.frame(rows)
 
 

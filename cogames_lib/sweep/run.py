@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from cogames_lib import __version__, io
+from cogames_lib import __version__, io, outdir
 from cogames_lib.outcomes import STATUS_ORDER
 from cogames_lib.parallel import FanOut
 from cogames_lib.sweep import store
@@ -150,7 +150,7 @@ def run_sweep(
     Returns the `episodes` table of the requested grid (see store.EPISODE_COLUMNS); `df.attrs` holds
     `skipped_cells` (policy, diagnostic, num_agents of every cell the diagnostic does not allow),
     `skipped_count`, `ran` (episodes run by this call), `resumed` (episodes found on disk) and `reuse` (that
-    in words, with when the resumed episodes were computed: `io.reuse_summary`).
+    in words, with when the resumed episodes were computed: `outdir.reuse_summary`).
     """
     plan = validate_sweep_parameters(
         policies, diagnostics, agent_counts, seeds, workers, backend, scheduler, out_dir, sweep_seed
@@ -161,8 +161,8 @@ def run_sweep(
         logger.info(
             "skipped %d cells whose diagnostic does not allow the agent count: %s", len(skipped), shown
         )
-    new_folder, existed = io.is_new_out_dir(plan.out_dir), plan.out_dir.exists()
-    io.prepare_out_dir(
+    new_folder, existed = outdir.is_new_out_dir(plan.out_dir), plan.out_dir.exists()
+    outdir.prepare_out_dir(
         plan.out_dir,
         job="sweep",
         params=_parameters(plan, record_traces),
@@ -199,13 +199,13 @@ def run_sweep(
     except BaseException:
         # a run that wrote no episode (e.g. a wrong scheduler address) leaves no folder behind
         if new_folder and not _any_episode(plan.out_dir):
-            io.discard_out_dir(plan.out_dir, existed)
+            outdir.discard_out_dir(plan.out_dir, existed)
         raise
     table = _collect(plan, tasks)
     io.write_parquet(plan.out_dir / store.TABLE, table)
-    io.record_results(plan.out_dir, unit="episodes", computed=len(todo), reused=len(tasks) - len(todo))
+    outdir.record_results(plan.out_dir, unit="episodes", computed=len(todo), reused=len(tasks) - len(todo))
     table.attrs.update(
-        reuse=io.reuse_summary(io.read_manifest(plan.out_dir) or {}),
+        reuse=outdir.reuse_summary(outdir.read_manifest(plan.out_dir) or {}),
         skipped_cells=[list(cell) for cell in skipped],
         skipped_count=len(skipped),
         ran=len(todo),

@@ -1,7 +1,7 @@
 """Durable sweep results on disk: parquet parts written atomically, read back for resume.
 
 Layout of `out_dir`:
-    manifest.json              the parameters of the last sweep run into this directory (`io.prepare_out_dir`)
+    manifest.json              parameters of the last sweep run into this directory (`outdir.prepare_out_dir`)
     episodes/part-<key>.parquet  one part per finished chunk of episodes (plain columns, no categories)
     traces/part-<key>.parquet    the same chunk's traces (only with record_traces=True)
     episodes.parquet           the whole table of the last sweep (categorical columns), written at its end
@@ -71,7 +71,7 @@ def read_parts(directory: Path, columns: Iterable[str] | None = None) -> pd.Data
 
 
 def prepare(out_dir: Path, record_traces: bool = False) -> None:
-    """Make the part directories of a folder `io.prepare_out_dir` accepted; drop what a killed run left.
+    """Make the part directories of a folder `outdir.prepare_out_dir` accepted; drop what a killed run left.
 
     Temporary files and orphan trace parts go. With `record_traces`, episode parts that were run without
     traces are dropped too, so their episodes run again and get the traces the caller asked for (resuming

@@ -1,0 +1,93 @@
+"""What a notebook shows on its page: tables as a reader wants them, the headline, figures saved and shown.
+
+Display only: numbers are computed elsewhere (`report/*_views.py`, the capabilities); a figure shown here
+is also written to `out_dir` as the PNG the page embeds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from cogames_lib import io
+from cogames_lib.report.notebook_files import plain_value
+
+
+class Note:
+    """A sentence shown on the page in place of an empty table (escaped HTML, plain text elsewhere)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<p>{html.escape(self.text)}</p>"
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def page_table(frame: pd.DataFrame, empty: str = "no rows", digits: int = 3) -> Any:
+    """A table as a reader wants it on a page: no row numbers, numbers to `digits` decimals, missing values
+    as "—" (never "NaN"); an empty table is the sentence `empty` instead of a bare header."""
+    if frame.empty:
+        return Note(empty)
+    return frame.style.hide(axis="index").format(precision=digits, na_rep="—", thousands=None)
+
+
+def _shown(value: Any) -> str:
+    return "—" if value is None else str(value)
+
+
+def headline_table(headline: Mapping[str, Any]) -> Any:
+    """The headline numbers as a two-column table for the page ("what", "value"): names in words
+    ("pass rate (scripted)" for `pass_rate[scripted]`), so a reader never sees a Python dict."""
+
+    def words(key: str) -> str:
+        name, _, group = key.partition("[")
+        label = name.replace("_", " ")
+        return f"{label} ({group.rstrip(']').replace('/', ', ')})" if group else label
+
+    table = pd.DataFrame(
+        {
+            "what": [words(str(k)) for k in headline],
+            "value": [_shown(plain_value(v)) for v in headline.values()],
+        }
+    )
+    return page_table(table)
+
+
+def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int | None = None) -> None:
+    """Save a figure as `name.png` in out_dir, display that same PNG in the notebook, and close the figure.
+    Returns nothing, so a `show(...)` ending a cell prints no `PosixPath(...)` line on the page. Saved at
+    the browser's 96 dpi (`plots.style.SCREEN_DPI`) so 9 pt text is 9 pt on the page.
+
+    The figure is rendered once: the notebook shows the PNG bytes that were written (re-rendering through
+    the inline backend would double the drawing time), and closing stops the backend showing it again.
+    """
+    from io import BytesIO
+
+    import matplotlib.pyplot as plt
+
+    from cogames_lib.plots.style import SCREEN_DPI
+
+    buffer = BytesIO()
+    dpi = SCREEN_DPI if dpi is None else dpi  # a figure point is a page point at 100% zoom
+    figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")  # never clip an outside legend
+    plt.close(figure)
+    png = buffer.getvalue()
+    io.write_bytes(Path(out_dir) / f"{name}.png", png)
+    try:
+        from IPython import get_ipython
+        from IPython.display import Image, display
+
+        if get_ipython() is not None:
+            display(Image(data=png, format="png"))
+    except ImportError:  # plain Python without IPython: the file is the result
+        pass
+    return None
