@@ -9,8 +9,12 @@ a leg is started only with the energy to walk it, use the station and then still
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from cogames_lib.cvc import rules
+from cogames_lib.policies.scripted.navigation import Navigator
 from cogames_lib.policies.scripted.planning import Cell
+from cogames_lib.policies.scripted.skills import Skills
 
 CHARGE_TARGET = rules.ENERGY_CAPACITY - rules.CHARGER_ENERGY_GAIN  # one more use would waste energy
 ENERGY_MARGIN = 6
@@ -20,7 +24,18 @@ EXPLORE_SLACK = 6  # steps of wandering we keep energy for beyond the way back t
 CHARGER_USE = rules.STATION_USE_ENERGY_COST
 
 
-class EnergyPlanning:
+class EnergyHost(Protocol):
+    """The state and helpers of the policy that `EnergyPlanning` reads."""
+
+    nav: Navigator
+    skills: Skills
+    energy: int  # this agent's energy now (from its observation)
+    energy_limited: bool  # energy has been seen below capacity: it does not refill every step here
+
+    def _approach_cells(self, station: Cell, free_only: bool = False) -> list[Cell]: ...
+
+
+class EnergyPlanning(EnergyHost):
     def _to_charger(self, cell: Cell) -> int | None:
         """Moves from `cell` into the nearest reachable known charger (None: none is reachable)."""
         field = self.nav.charger_field()
@@ -32,7 +47,7 @@ class EnergyPlanning:
         if not goals:
             return use_cost
         here = self.nav.field_from_here()
-        reachable = [(here.get(g), g) for g in goals if here.get(g) is not None]
+        reachable = [(steps, g) for g in goals if (steps := here.get(g)) is not None]
         if not reachable:
             return use_cost + ENERGY_MARGIN
         steps, goal = min(reachable)
@@ -93,17 +108,16 @@ class EnergyPlanning:
                 self.charging = True
                 return nav.moved(nav.move_into(charger))
             sides = self._approach_cells(charger)
-            steps = [here.get(c) for c in sides]
-            steps = [s for s in steps if s is not None]
-            if steps:
+            lengths = [steps for c in sides if (steps := here.get(c)) is not None]
+            if lengths:
                 free = bool(self._approach_cells(charger, free_only=True))
-                options.append((not free, min(steps), charger))
+                options.append((not free, min(lengths), charger))
         if not options:
             self.charging = False
             return None
         self.charging = True
-        taken, steps, charger = min(options)
-        if taken and steps <= 2:
+        taken, nearest, charger = min(options)
+        if taken and nearest <= 2:
             return rules.NOOP  # every side of every reachable charger is taken: queue here
         goals = self._approach_cells(charger, free_only=True) or self._approach_cells(charger)
         action = nav.go_to(goals, ("charge", charger))
