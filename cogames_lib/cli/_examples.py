@@ -25,6 +25,10 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         "cogames-lib mindcraft analyze data/mindcraft_sample/experiments --tasks data/mindcraft_sample/tasks/*.json",
         "the summary tables of the SYNTHETIC sample tree",
     ),
+    "mindcraft compare": (
+        "cogames-lib mindcraft compare data/mindcraft_sample/experiments --models gpt-4o-mini claude-3-5-haiku-latest",
+        "paired success-rate difference of two models over the tasks both ran (McNemar, bootstrap)",
+    ),
     "mindcraft sample": (
         "cogames-lib mindcraft sample /tmp/mindcraft-sample --tasks data/mindcraft_sample/tasks/*.json",
         "writes a SYNTHETIC experiment tree to try the analysis on",
