@@ -36,6 +36,11 @@ class DQNConfig:
         batch_size / train_every. Both were tuned with `benchmarks/staghunt_speed.py` and the hare-map
         learning test: batch 64 learned a little faster per epoch and trained ~35% slower.
     target_update_every: gradient updates between hard copies of the online nets into the target nets.
+    n_step: returns over n steps (r_t + g r_t+1 + ... + g^(n-1) r_t+n-1 + g^n Q(s_t+n)); 1 = one-step DQN.
+        Only the batched trainer (`TrainConfig.worlds > 1` or non-default settings) uses n > 1.
+    replay_ratio: transitions sampled per transition collected, per agent; None means
+        batch_size / train_every (the one-world trainer's ratio). The batched trainer runs
+        `worlds * replay_ratio / batch_size` updates per lockstep turn (fractions carried over).
     """
 
     hidden_sizes: tuple[int, ...] = (64, 64)
@@ -47,9 +52,17 @@ class DQNConfig:
     learning_starts: int = 500
     train_every: int = 8
     target_update_every: int = 100
+    n_step: int = 1
+    replay_ratio: float | None = None
+
+    @property
+    def samples_per_transition(self) -> float:
+        return self.replay_ratio if self.replay_ratio is not None else self.batch_size / self.train_every
 
     def __post_init__(self) -> None:
-        for name in ("buffer_size", "batch_size", "train_every", "target_update_every"):
+        if self.replay_ratio is not None and self.replay_ratio <= 0:
+            raise ParameterError(f"DQNConfig.replay_ratio must be > 0, got {self.replay_ratio}")
+        for name in ("buffer_size", "batch_size", "train_every", "target_update_every", "n_step"):
             if getattr(self, name) < 1:
                 raise ParameterError(f"DQNConfig.{name} must be >= 1, got {getattr(self, name)}")
         if not 0 <= self.gamma <= 1:
