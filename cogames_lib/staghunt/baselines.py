@@ -63,7 +63,9 @@ def random_policy_score(
     return RandomPolicyScore(
         episodes=episodes,
         stags_per_episode=float(stag_rate.mean()),
-        stags_standard_error=float(stag_rate.std(ddof=1) / np.sqrt(episodes)) if episodes > 1 else float("nan"),
+        stags_standard_error=float(stag_rate.std(ddof=1) / np.sqrt(episodes))
+        if episodes > 1
+        else float("nan"),
         hares_per_episode=float(np.mean(hares[:episodes])),
         mean_return=float(np.mean(mean_returns[:episodes])),
     )

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.staghunt.maps import StagHuntMap, load_stag_hunt_map
+from cogames_lib.staghunt.maps import load_stag_hunt_map
 from cogames_lib.staghunt.rules import (
     AGENT_KINDS,
     CHANNEL_INDEX,
@@ -298,10 +298,14 @@ class BatchStagHunt:
         agent_channel = first_agent + self.kind_index[None] * NUM_ORIENTATIONS + self.orientations
         worlds = np.repeat(np.arange(self.batch), self.num_agents)
         code[worlds, self.positions[..., 0].ravel(), self.positions[..., 1].ravel()] = agent_channel.ravel()
-        padded = np.pad(code, ((0, 0), (radius, radius), (radius, radius)), constant_values=CHANNEL_INDEX["wall"])
+        padded = np.pad(
+            code, ((0, 0), (radius, radius), (radius, radius)), constant_values=CHANNEL_INDEX["wall"]
+        )
         return padded.reshape(self.batch, -1)
 
-    def observe(self, agents: np.ndarray | None = None, worlds: np.ndarray | None = None) -> SparseObservations:
+    def observe(
+        self, agents: np.ndarray | None = None, worlds: np.ndarray | None = None
+    ) -> SparseObservations:
         """Observations of agent `agents[i]` in world `worlds[i]` (default: every agent of every world,
         world-major: row = world * agents + agent)."""
         if agents is None:
@@ -311,13 +315,17 @@ class BatchStagHunt:
             worlds = np.arange(self.batch)
         worlds, agents = np.asarray(worlds, dtype=np.int64), np.asarray(agents, dtype=np.int64)
         codes = self._code_grid()
-        beam = np.pad(self.beam.any(axis=1), ((0, 0), (self.config.view_radius,) * 2, (self.config.view_radius,) * 2))
+        beam = np.pad(
+            self.beam.any(axis=1), ((0, 0), (self.config.view_radius,) * 2, (self.config.view_radius,) * 2)
+        )
         beam = beam.reshape(self.batch, -1)
         row, col = self.positions[worlds, agents, 0], self.positions[worlds, agents, 1]
         window = (row * self.padded_cols + col)[:, None] + self.crop_offsets[None]
         cells = codes[worlds[:, None], window] * self.crop_cells + self.cell_positions
         lit = beam[worlds[:, None], window]
-        beam_index = np.where(lit, CHANNEL_INDEX["attack_beam"] * self.crop_cells + self.cell_positions, self.size)
+        beam_index = np.where(
+            lit, CHANNEL_INDEX["attack_beam"] * self.crop_cells + self.cell_positions, self.size
+        )
         vector_start = len(OBSERVATION_CHANNELS) * self.crop_cells
         vector = np.stack([vector_start + self.orientations[worlds, agents],
                            vector_start + NUM_ORIENTATIONS + self.kind_index[agents]], axis=1)  # fmt: skip

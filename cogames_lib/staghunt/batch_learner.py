@@ -62,7 +62,9 @@ class NStepCollector:
         self.rewards = np.zeros((n, worlds, agents), dtype=np.float32)
         self.count = np.zeros(worlds, dtype=np.int64)  # turns recorded in the current episode
 
-    def record(self, indices: np.ndarray, cells: np.ndarray, actions: np.ndarray, live: np.ndarray) -> dict | None:
+    def record(
+        self, indices: np.ndarray, cells: np.ndarray, actions: np.ndarray, live: np.ndarray
+    ) -> dict | None:
         """Turn t of every live world: (worlds, agents, width) observations and actions. Emits the
         transitions of turn t - n, whose n rewards are known and whose next observation is this one."""
         worlds = np.flatnonzero(live)
@@ -86,7 +88,9 @@ class NStepCollector:
         worlds = np.flatnonzero(live)
         self.rewards[(self.count[worlds] - 1) % self.n, worlds] = rewards[worlds]
 
-    def finish(self, worlds: np.ndarray, indices: np.ndarray, cells: np.ndarray, bootstrap: bool) -> dict | None:
+    def finish(
+        self, worlds: np.ndarray, indices: np.ndarray, cells: np.ndarray, bootstrap: bool
+    ) -> dict | None:
         """Episodes of `worlds` ended with final observations `indices` (len(worlds), agents, width): emit
         their last min(turns, n) transitions, cut short, and forget them."""
         parts = []
@@ -176,7 +180,9 @@ class BatchedDQN:
                     q_values[rows] = hidden
         return q_values.numpy()
 
-    def act_rows(self, observations: SparseObservations, agents: np.ndarray, epsilons: np.ndarray) -> np.ndarray:
+    def act_rows(
+        self, observations: SparseObservations, agents: np.ndarray, epsilons: np.ndarray
+    ) -> np.ndarray:
         """Epsilon-greedy actions; each agent's own RNG draws its rows' exploration, in row order."""
         actions = self.q_values_rows(observations, agents).argmax(axis=1)
         for agent, rng in enumerate(self.rngs):
@@ -212,7 +218,9 @@ class BatchedDQN:
 
     def update(self) -> float:
         """One n-step double-DQN step for every agent on a batch from its own replay."""
-        picks = np.stack([rng.integers(0, self.replay.size, size=self.config.batch_size) for rng in self.rngs])
+        picks = np.stack(
+            [rng.integers(0, self.replay.size, size=self.config.batch_size) for rng in self.rngs]
+        )
         agents = np.arange(self.num_agents)[:, None]
         obs, next_obs = self._batch(picks, ""), self._batch(picks, "next_")
         actions = torch.from_numpy(self.replay.actions[agents, picks])
@@ -220,8 +228,12 @@ class BatchedDQN:
         discounts = torch.from_numpy(self.replay.discounts[agents, picks])
         predicted = self.network(obs).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
         with torch.no_grad():
-            targets = n_step_double_dqn_targets(returns, discounts, self.network(next_obs), self.target_network(next_obs))
-        per_element = nn.functional.huber_loss(predicted, targets, reduction="none", delta=self.config.huber_delta)
+            targets = n_step_double_dqn_targets(
+                returns, discounts, self.network(next_obs), self.target_network(next_obs)
+            )
+        per_element = nn.functional.huber_loss(
+            predicted, targets, reduction="none", delta=self.config.huber_delta
+        )
         loss = per_element.mean(dim=1).sum()  # sum over agents of each agent's mean loss
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()

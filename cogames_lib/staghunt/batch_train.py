@@ -56,7 +56,9 @@ def batched_episodes(
         else:
             seen = engine.observe()
             every_agent = np.tile(np.arange(agents), worlds)
-            actions = learner.act_rows(seen, every_agent, np.repeat(world_epsilon, agents)).reshape(worlds, agents)
+            actions = learner.act_rows(seen, every_agent, np.repeat(world_epsilon, agents)).reshape(
+                worlds, agents
+            )
             observations = seen.indices.reshape(worlds, agents, -1)
             cells = seen.cells.reshape(worlds, agents)
             for slot in range(agents):

@@ -23,7 +23,6 @@ import numpy as np
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.maps import StagHuntMap
-from cogames_lib.staghunt.world_config import StagHuntConfig
 from cogames_lib.staghunt.rules import (
     AGENT_KINDS,
     CHANNEL_INDEX,
@@ -32,9 +31,9 @@ from cogames_lib.staghunt.rules import (
     NUM_ORIENTATIONS,
     OBSERVATION_CHANNELS,
     ORIENTATION_DELTAS,
+    POSITION_FEATURES,
     RESOURCES,
     STAG,
-    POSITION_FEATURES,
     VECTOR_FEATURES,
     Action,
     AgentSpec,
@@ -42,6 +41,7 @@ from cogames_lib.staghunt.rules import (
     position_code,
 )
 from cogames_lib.staghunt.rules import attack_shape as make_attack_shape
+from cogames_lib.staghunt.world_config import StagHuntConfig
 
 _MAX_HEALTH = np.zeros(max(RESOURCES) + 1, dtype=np.int8)
 for _code, _kind in RESOURCES.items():
@@ -89,7 +89,9 @@ class StagHuntEngine:
                 f"attack_range and view_radius must be >= 1, got {attack_range}, {view_radius}"
             )
         if observation_timing not in ("turn_start", "before_act"):
-            raise ParameterError(f"observation_timing must be turn_start or before_act, got {observation_timing!r}")
+            raise ParameterError(
+                f"observation_timing must be turn_start or before_act, got {observation_timing!r}"
+            )
         if payout_timing not in ("immediate", "next_act"):
             raise ParameterError(f"payout_timing must be immediate or next_act, got {payout_timing!r}")
         self.population = tuple(population)
@@ -242,7 +244,10 @@ class StagHuntEngine:
         rows, cols = self.walls.shape
         first: str | None = None
         for distance, lateral in self.shape_of_attack.offsets:
-            cell = (row + distance * forward[0] + lateral * right[0], col + distance * forward[1] + lateral * right[1])
+            cell = (
+                row + distance * forward[0] + lateral * right[0],
+                col + distance * forward[1] + lateral * right[1],
+            )
             if not (0 <= cell[0] < rows and 0 <= cell[1] < cols) or self.walls[cell]:
                 if self.shape_of_attack.walls_block:
                     break  # a line beam stops at a wall (the border keeps it inside the grid)

@@ -16,7 +16,6 @@ from pettingzoo import ParallelEnv
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.engine import StagHuntEngine, TurnResult, observation_size
-from cogames_lib.staghunt.world_config import StagHuntConfig
 from cogames_lib.staghunt.maps import StagHuntMap, load_stag_hunt_map, random_map, resolve_random_resources
 from cogames_lib.staghunt.rules import (
     HARE,
@@ -27,6 +26,7 @@ from cogames_lib.staghunt.rules import (
     STAG,
     AgentSpec,
 )
+from cogames_lib.staghunt.world_config import StagHuntConfig
 
 WEST = 3
 

@@ -25,12 +25,11 @@ import torch
 
 from cogames_lib import io
 from cogames_lib.errors import ParameterError
-from cogames_lib.staghunt.engine import observation_size
-from cogames_lib.staghunt.env import EpisodeRunner
-from cogames_lib.staghunt.world_config import StagHuntConfig, world_config
 from cogames_lib.staghunt.batch_engine import BatchStagHunt
 from cogames_lib.staghunt.batch_learner import BatchedDQN
 from cogames_lib.staghunt.batch_train import batched_episodes
+from cogames_lib.staghunt.engine import observation_size
+from cogames_lib.staghunt.env import EpisodeRunner
 from cogames_lib.staghunt.learner import DQNConfig, DQNPopulation
 from cogames_lib.staghunt.probes import (
     ProbeSettings,
@@ -39,6 +38,7 @@ from cogames_lib.staghunt.probes import (
     run_multistep_probe,
 )
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS, AgentSpec
+from cogames_lib.staghunt.world_config import StagHuntConfig, world_config
 
 TRAINING_COLUMNS: tuple[str, ...] = (
     "epoch", "epsilon", "mean_return", "stags_killed", "hares_killed", "updates", "mean_loss", "seconds",
@@ -222,14 +222,19 @@ def _trainer(
         learners = DQNPopulation(len(population), size, config.learner, seeds)
         runner = EpisodeRunner(population, config.env)
         world_rng = np.random.default_rng(world_seed)
-        rows = (_run_epoch(runner, learners, world_rng, config.epsilon(epoch), epoch) for epoch in range(1, epochs + 1))
+        rows = (
+            _run_epoch(runner, learners, world_rng, config.epsilon(epoch), epoch)
+            for epoch in range(1, epochs + 1)
+        )
         return learners, rows
     engine = BatchStagHunt(population, config.env, config.worlds, world_seed)
     width = engine.observe().indices.shape[1]
     table = engine.position_table if config.env.position_embedding else None
     batched = BatchedDQN(len(population), size, width, config.worlds, table, config.learner, seeds)
     span = config.epsilon_start - config.epsilon_end
-    epsilon = lambda epoch: config.epsilon_start - span * np.minimum(1.0, (epoch - 1) / config.epsilon_decay_epochs)  # noqa: E731
+    epsilon = lambda epoch: (
+        config.epsilon_start - span * np.minimum(1.0, (epoch - 1) / config.epsilon_decay_epochs)
+    )  # noqa: E731
     bootstrap = config.env.episode_length == "fixed"  # a random length is an end the agent cannot see coming
     return batched, batched_episodes(engine, batched, epochs, epsilon, bootstrap)
 
