@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -87,10 +88,12 @@ class TrainConfig:
     def agents(self) -> tuple[AgentSpec, ...]:
         return self.population if self.population is not None else PRESET_POPULATIONS[self.condition]
 
-    def epsilon(self, epoch: int) -> float:
-        """Epsilon for (1-based) `epoch`: linear from start to end over `epsilon_decay_epochs`."""
-        fraction = min(1.0, (epoch - 1) / self.epsilon_decay_epochs)
-        return self.epsilon_start + fraction * (self.epsilon_end - self.epsilon_start)
+    def epsilon(self, epoch: Any) -> Any:
+        """Epsilon for (1-based) `epoch` (an int, or an array of them): linear from start to end over
+        `epsilon_decay_epochs`."""
+        fraction = np.minimum(1.0, (np.asarray(epoch) - 1) / self.epsilon_decay_epochs)
+        value = self.epsilon_start + fraction * (self.epsilon_end - self.epsilon_start)
+        return float(value) if np.ndim(value) == 0 else value
 
 
 def preset(condition: str, world: str = "default", **overrides: object) -> TrainConfig:
@@ -231,12 +234,8 @@ def _trainer(
     width = engine.observe().indices.shape[1]
     table = engine.position_table if config.env.position_embedding else None
     batched = BatchedDQN(len(population), size, width, config.worlds, table, config.learner, seeds)
-    span = config.epsilon_start - config.epsilon_end
-    epsilon = lambda epoch: (
-        config.epsilon_start - span * np.minimum(1.0, (epoch - 1) / config.epsilon_decay_epochs)
-    )  # noqa: E731
     bootstrap = config.env.episode_length == "fixed"  # a random length is an end the agent cannot see coming
-    return batched, batched_episodes(engine, batched, epochs, epsilon, bootstrap)
+    return batched, batched_episodes(engine, batched, epochs, config.epsilon, bootstrap)
 
 
 def _run_epoch(
