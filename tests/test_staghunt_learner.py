@@ -31,7 +31,9 @@ def test_numpy_acting_path_equals_the_torch_forward() -> None:
         with torch.no_grad():
             expected = single(torch.from_numpy(observations[index])).numpy()
         np.testing.assert_allclose(acting[index], expected, rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(population.members[index].q_values(observations[index]), expected, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            population.members[index].q_values(observations[index]), expected, rtol=1e-5, atol=1e-6
+        )
 
 
 def test_batched_learner_acting_path_equals_the_torch_forward_of_dense_observations() -> None:
@@ -39,12 +41,22 @@ def test_batched_learner_acting_path_equals_the_torch_forward_of_dense_observati
     engine = BatchStagHunt(PRESET_POPULATIONS["all_can_hunt"], config, 4, seed=0)
     engine.reset_worlds(np.arange(4))
     sparse = engine.observe()
-    learner = BatchedDQN(3, engine.size, sparse.indices.shape[1], 4, engine.position_table, DQNConfig(hidden_sizes=(16,)), [4, 5, 6])
+    learner = BatchedDQN(
+        3,
+        engine.size,
+        sparse.indices.shape[1],
+        4,
+        engine.position_table,
+        DQNConfig(hidden_sizes=(16,)),
+        [4, 5, 6],
+    )
     agents = np.tile(np.arange(3), 4)
     acting = learner.q_values_rows(sparse, agents)
     dense = engine.dense_observations(sparse)
     for row, agent in enumerate(agents):
-        np.testing.assert_allclose(acting[row], learner.members[agent].q_values(dense[row]), rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(
+            acting[row], learner.members[agent].q_values(dense[row]), rtol=1e-5, atol=1e-5
+        )
 
 
 def test_double_dqn_target_by_hand_on_two_transitions() -> None:
@@ -81,7 +93,9 @@ def test_n_step_returns_by_hand(bootstrap: bool) -> None:
 
 def test_batched_learner_learns_a_one_state_bandit() -> None:
     """Action 4 pays 1, the others 0, every transition terminal: Q(s, 4) -> 1, the rest -> 0."""
-    config = DQNConfig(hidden_sizes=(16,), learning_rate=1e-2, batch_size=32, learning_starts=1, buffer_size=256)
+    config = DQNConfig(
+        hidden_sizes=(16,), learning_rate=1e-2, batch_size=32, learning_starts=1, buffer_size=256
+    )
     learner = BatchedDQN(2, 10, 3, 1, None, config, [0, 1])
     actions = np.tile(np.arange(5), 40)[None].repeat(2, axis=0)
     same = np.tile(np.array([1, 4, 10], dtype=np.int16), (2, 200, 1))  # index 10 pads
@@ -99,7 +113,9 @@ def test_batched_learner_learns_a_one_state_bandit() -> None:
         assert q_values.argmax() == 4 and abs(q_values[4] - 1.0) < 0.1 and np.abs(q_values[:4]).max() < 0.1
 
 
-TINY = DQNConfig(hidden_sizes=(16,), batch_size=16, learning_starts=50, buffer_size=2_000, n_step=3, replay_ratio=1.0)
+TINY = DQNConfig(
+    hidden_sizes=(16,), batch_size=16, learning_starts=50, buffer_size=2_000, n_step=3, replay_ratio=1.0
+)
 
 
 def _tiny(worlds: int, **env) -> object:
@@ -113,7 +129,9 @@ def test_batched_training_is_reproducible_per_seed_and_worlds() -> None:
     columns = [c for c in first.training.columns if c != "seconds"]
     assert first.training[columns].equals(again.training[columns])
     assert first.population.updates_done > 0
-    for a, b in zip(first.population.network.parameters(), again.population.network.parameters(), strict=True):
+    for a, b in zip(
+        first.population.network.parameters(), again.population.network.parameters(), strict=True
+    ):
         assert torch.equal(a, b)
     other = train(_tiny(8), 40, probe_every=0, seed=4, progress=False)
     assert not first.training[columns].equals(other.training[columns])
@@ -122,7 +140,9 @@ def test_batched_training_is_reproducible_per_seed_and_worlds() -> None:
 def test_batched_training_with_probes_ends_like_without_and_writes_probe_rows(tmp_path) -> None:
     quiet = train(_tiny(4), 30, probe_every=0, seed=1, progress=False)
     probed = train(_tiny(4), 30, probe_every=10, seed=1, out_dir=tmp_path, progress=False)
-    for a, b in zip(quiet.population.network.parameters(), probed.population.network.parameters(), strict=True):
+    for a, b in zip(
+        quiet.population.network.parameters(), probed.population.network.parameters(), strict=True
+    ):
         assert torch.equal(a, b)
     assert sorted(probed.intention["epoch"].unique()) == [0, 10, 20, 30]
     assert probed.training["epoch"].tolist() == list(range(1, 31))
@@ -134,4 +154,6 @@ def test_one_world_turn_start_settings_keep_the_first_version_loop() -> None:
 
     assert uses_one_world_loop(preset("all_can_hunt"))
     assert not uses_one_world_loop(preset("all_can_hunt", world="sorrel_e3", worlds=1))
-    assert not uses_one_world_loop(replace(preset("all_can_hunt"), env=StagHuntConfig(observation_timing="before_act")))
+    assert not uses_one_world_loop(
+        replace(preset("all_can_hunt"), env=StagHuntConfig(observation_timing="before_act"))
+    )

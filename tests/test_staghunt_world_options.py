@@ -91,7 +91,9 @@ def test_turn_start_wounded_channel_shows_last_turns_hits_and_can_be_turned_off(
 def test_before_act_beam_stays_until_its_attacker_acts_again() -> None:
     engine = engine_on(DUEL, [(1, 3), (5, 3)], [SOUTH, NORTH], observation_timing="before_act")
     engine.step([A, F], [0, 1])
-    assert engine.observe(1)[crop_index("attack_beam", -3, 0)] == 1.0  # agent 0's beam at (2,3), seen from (5,3)
+    assert (
+        engine.observe(1)[crop_index("attack_beam", -3, 0)] == 1.0
+    )  # agent 0's beam at (2,3), seen from (5,3)
     engine.step([F, F], [1, 0])  # agent 1 acts first and still sees it; then agent 0 acts and it goes
     assert not engine.beam[0].any()
 
@@ -154,7 +156,9 @@ def test_position_embedding_appends_the_sinusoidal_code_of_the_cell() -> None:
 def test_sorrel_densities_give_the_expected_map_statistics() -> None:
     rng = np.random.default_rng(0)
     config = world_config("sorrel_e3")
-    maps = [random_map(rng, config.size, config.resource_density, config.stag_probability) for _ in range(300)]
+    maps = [
+        random_map(rng, config.size, config.resource_density, config.stag_probability) for _ in range(300)
+    ]
     interior = np.concatenate([grid.resources[1:-1, 1:-1].ravel() for grid in maps])
     present = interior != 0
     assert abs(present.mean() - 0.15) < 0.01
@@ -165,7 +169,11 @@ def test_sorrel_densities_give_the_expected_map_statistics() -> None:
 def test_sorrel_e3_preset_sets_every_option_and_default_is_unchanged() -> None:
     e3 = preset("not_all_can_hunt", world="sorrel_e3")
     assert e3.env == world_config("sorrel_e3")
-    assert (e3.env.attack_shape, e3.env.observation_timing, e3.env.start_orientation) == ("area", "before_act", "west")
+    assert (e3.env.attack_shape, e3.env.observation_timing, e3.env.start_orientation) == (
+        "area",
+        "before_act",
+        "west",
+    )
     assert (e3.env.episode_length, e3.env.payout_timing) == ("uniform", "next_act")
     assert e3.env.position_embedding and (e3.env.resource_density, e3.env.stag_probability) == (0.15, 0.5)
     assert e3.agents == PRESET_POPULATIONS["not_all_can_hunt"] and e3.worlds > 1
