@@ -11,94 +11,76 @@ Public surface (everything a notebook needs):
 - analysis: `intention_summary`, `behaviour_summary`, `alignment_pairs`, `alignment_table`;
 - `validate_probe_parameters` for a notebook's first cell; table columns `INTENTION_COLUMNS`,
   `MULTISTEP_COLUMNS`, `TRAINING_COLUMNS`; constants `CONDITIONS`, `PARTNER_KINDS`, `AGENT_KINDS`.
+
+Names are imported on first use (PEP 562), so `import cogames_lib.staghunt.engine` or a CLI that only
+checks its arguments does not start torch or pettingzoo.
 """
 
 from __future__ import annotations
 
-from cogames_lib.staghunt.analysis import (
-    alignment_pairs,
-    alignment_table,
-    behaviour_summary,
-    intention_summary,
-)
-from cogames_lib.staghunt.baselines import RandomPolicyScore, random_policy_score
-from cogames_lib.staghunt.batch_engine import BatchStagHunt
-from cogames_lib.staghunt.env import StagHuntEnv
-from cogames_lib.staghunt.learner import DQNAgent, DQNConfig, DQNPopulation, FrozenQAgent, QNetwork
-from cogames_lib.staghunt.maps import MAPS_DIR, load_stag_hunt_map
-from cogames_lib.staghunt.orientation import load_orientation_reference
-from cogames_lib.staghunt.probes import (
-    INTENTION_COLUMNS,
-    MULTISTEP_COLUMNS,
-    ProbeSettings,
-    load_probe_suite,
-    run_intention_probe,
-    run_multistep_probe,
-)
-from cogames_lib.staghunt.rules import (
-    AGENT_KINDS,
-    OBSERVATION_CHANNELS,
-    PARTNER_KINDS,
-    PRESET_POPULATIONS,
-    Action,
-    AgentSpec,
-)
-from cogames_lib.staghunt.runs import train_many, validate_probe_parameters
-from cogames_lib.staghunt.sorrel_io import load_probe_tables, load_sorrel_probe_csvs
-from cogames_lib.staghunt.study import run_study
-from cogames_lib.staghunt.train import (
-    STUDY_LEARNER,
-    TRAINING_COLUMNS,
-    TrainConfig,
-    load_checkpoint,
-    preset,
-    train,
-)
-from cogames_lib.staghunt.world_config import WORLD_PRESETS, StagHuntConfig, world_config
+import importlib
+from typing import Any
+
+from cogames_lib.staghunt.rules import PRESET_POPULATIONS
+
+# public name -> the module (in this package) that defines it
+_EXPORTS: dict[str, str] = {
+    "AGENT_KINDS": "rules",
+    "Action": "rules",
+    "AgentSpec": "rules",
+    "BatchStagHunt": "batch_engine",
+    "DQNAgent": "learner",
+    "DQNConfig": "learner",
+    "DQNPopulation": "learner",
+    "FrozenQAgent": "learner",
+    "INTENTION_COLUMNS": "probes",
+    "MAPS_DIR": "maps",
+    "MULTISTEP_COLUMNS": "probes",
+    "OBSERVATION_CHANNELS": "rules",
+    "PARTNER_KINDS": "rules",
+    "ProbeSettings": "probes",
+    "QNetwork": "learner",
+    "RandomPolicyScore": "baselines",
+    "STUDY_LEARNER": "train",
+    "StagHuntConfig": "world_config",
+    "StagHuntEnv": "env",
+    "TRAINING_COLUMNS": "train",
+    "TrainConfig": "train",
+    "WORLD_PRESETS": "world_config",
+    "alignment_pairs": "analysis",
+    "alignment_table": "analysis",
+    "behaviour_summary": "analysis",
+    "intention_summary": "analysis",
+    "load_checkpoint": "train",
+    "load_orientation_reference": "orientation",
+    "load_probe_suite": "probes",
+    "load_probe_tables": "sorrel_io",
+    "load_sorrel_probe_csvs": "sorrel_io",
+    "load_stag_hunt_map": "maps",
+    "preset": "train",
+    "random_policy_score": "baselines",
+    "run_intention_probe": "probes",
+    "run_multistep_probe": "probes",
+    "run_study": "study",
+    "train": "train",
+    "train_many": "runs",
+    "validate_probe_parameters": "runs",
+    "world_config": "world_config",
+}
 
 CONDITIONS: tuple[str, ...] = tuple(PRESET_POPULATIONS)
 
-__all__ = [
-    "AGENT_KINDS",
-    "CONDITIONS",
-    "INTENTION_COLUMNS",
-    "MAPS_DIR",
-    "MULTISTEP_COLUMNS",
-    "OBSERVATION_CHANNELS",
-    "PARTNER_KINDS",
-    "STUDY_LEARNER",
-    "TRAINING_COLUMNS",
-    "WORLD_PRESETS",
-    "Action",
-    "AgentSpec",
-    "BatchStagHunt",
-    "DQNAgent",
-    "DQNConfig",
-    "DQNPopulation",
-    "FrozenQAgent",
-    "ProbeSettings",
-    "QNetwork",
-    "RandomPolicyScore",
-    "StagHuntConfig",
-    "StagHuntEnv",
-    "TrainConfig",
-    "alignment_pairs",
-    "alignment_table",
-    "behaviour_summary",
-    "intention_summary",
-    "load_checkpoint",
-    "load_orientation_reference",
-    "load_probe_suite",
-    "load_probe_tables",
-    "load_sorrel_probe_csvs",
-    "load_stag_hunt_map",
-    "preset",
-    "random_policy_score",
-    "run_intention_probe",
-    "run_multistep_probe",
-    "run_study",
-    "train",
-    "train_many",
-    "validate_probe_parameters",
-    "world_config",
-]  # fmt: skip
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
+
+
+__all__ = ["CONDITIONS", *sorted(_EXPORTS)]

@@ -25,6 +25,7 @@ import pandas as pd
 from cogames_lib import io
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.baselines import random_policy_score
+from cogames_lib.staghunt.rules import PRESET_POPULATIONS
 from cogames_lib.staghunt.world_config import WORLD_PRESETS
 
 STUDY_TABLES: tuple[str, ...] = ("training.csv", "probe_intention.csv", "probe_multistep.csv", "study.json")
@@ -34,16 +35,19 @@ SUM_COLUMNS: tuple[str, ...] = ("updates", "seconds")
 def validate_study_parameters(
     world: str, conditions: Sequence[str], seeds: int, epochs: int, probe_every: int
 ) -> None:
-    """One-line `ParameterError` for a bad study argument (no torch import)."""
-    from cogames_lib.staghunt.runs import validate_probe_parameters
-
+    """One-line `ParameterError` for a bad study argument (imports nothing heavy: the CLI calls it first)."""
     if world not in WORLD_PRESETS:
         raise ParameterError(f"--world: unknown {world!r}; known: {sorted(WORLD_PRESETS)}")
     if not conditions:
         raise ParameterError("--conditions: give at least one condition")
-    validate_probe_parameters(list(conditions), epochs, probe_every, seeds=list(range(max(seeds, 0))))
-    if not isinstance(seeds, int) or seeds < 1:
-        raise ParameterError(f"--seeds must be an integer >= 1 (the number of seeds), got {seeds!r}")
+    for condition in conditions:
+        if condition not in PRESET_POPULATIONS:
+            raise ParameterError(f"--conditions: unknown {condition!r}; known: {sorted(PRESET_POPULATIONS)}")
+    if len(set(conditions)) != len(conditions):
+        raise ParameterError(f"--conditions: each condition may appear once, got {list(conditions)}")
+    for name, value in (("--seeds", seeds), ("--epochs", epochs), ("--probe-every", probe_every)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ParameterError(f"{name} must be an integer >= 1, got {value!r}")
 
 
 def downsample_curve(training: pd.DataFrame, points: int) -> pd.DataFrame:
