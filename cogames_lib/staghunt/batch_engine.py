@@ -37,6 +37,7 @@ from cogames_lib.staghunt.rules import (
     RESOURCES,
     STAG,
     VECTOR_FEATURES,
+    WEST,
     Action,
     AgentSpec,
     attack_shape,
@@ -53,7 +54,6 @@ _KIND_INDEX = {kind: index for index, kind in enumerate(AGENT_KINDS)}
 _DELTAS = np.array(ORIENTATION_DELTAS, dtype=np.int64)
 # Action -> quarter turns of the move (-1 for ATTACK).
 _TURNS = np.array([MOVE_TURNS.get(Action(a), -1) for a in range(len(Action))], dtype=np.int64)
-WEST = 3
 
 
 @dataclass

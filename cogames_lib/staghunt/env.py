@@ -24,11 +24,10 @@ from cogames_lib.staghunt.rules import (
     NUM_ORIENTATIONS,
     PRESET_POPULATIONS,
     STAG,
+    WEST,
     AgentSpec,
 )
 from cogames_lib.staghunt.world_config import StagHuntConfig
-
-WEST = 3
 
 
 def start_episode(

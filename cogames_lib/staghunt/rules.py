@@ -35,6 +35,7 @@ MOVE_TURNS: dict[Action, int] = {
 
 ORIENTATION_NAMES: tuple[str, ...] = ("north", "east", "south", "west")
 NUM_ORIENTATIONS = 4
+WEST = 3  # where sorrel_e3 agents face at spawn
 # (row, col) offset of one step in each orientation; rows grow southward.
 ORIENTATION_DELTAS: tuple[tuple[int, int], ...] = ((-1, 0), (0, 1), (1, 0), (0, -1))
 
