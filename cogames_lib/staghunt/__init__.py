@@ -19,6 +19,8 @@ checks its arguments does not start torch or pettingzoo.
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from typing import Any
 
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS
@@ -69,6 +71,19 @@ _EXPORTS: dict[str, str] = {
 }
 
 CONDITIONS: tuple[str, ...] = tuple(PRESET_POPULATIONS)
+# Functions named like the module that defines them: importing the module must not rebind the package's name
+# to the module (what the import system does to a package attribute named like a submodule).
+_NAMED_LIKE_THEIR_MODULE: tuple[str, ...] = ("train", "world_config")
+
+
+class _StagHuntPackage(types.ModuleType):
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _NAMED_LIKE_THEIR_MODULE and isinstance(value, types.ModuleType):
+            return  # `cogames_lib.staghunt.train` stays the function; the module lives in sys.modules
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _StagHuntPackage
 
 
 def __getattr__(name: str) -> Any:
