@@ -4,9 +4,8 @@ Each agent keeps its own network (a slice of the stacked `BatchedMLP`), its own 
 stacked arrays; it only ever holds that agent's transitions) and its own RNG (exploration and replay
 sampling). One gradient step updates every agent: the loss is the sum of the per-agent losses, so each
 agent's gradient is its own, and Adam is element-wise. Replay stores the sparse observations of
-`batch_engine` (int16 feature indices, ~7x smaller than the dense vector), and the networks' first layer
-reads them sparse (`BatchedMLP.first_layer_sparse`: ~164 gathered weight rows per observation instead of
-~1,160 multiply-adds per unit), which is where most of a dense update's arithmetic went.
+`batch_engine` (int16 feature indices, ~7x smaller than the dense vector); a batch is made dense with one
+`scatter_` just before the forward.
 
 `n_step`: the transition of turn t carries R = r_t + g r_(t+1) + ... + g^(k-1) r_(t+k-1) and bootstraps
 from the observation k = n turns later with discount g^k; at an episode's end the last transitions are
@@ -150,32 +149,36 @@ class BatchedDQN:
 
     # --- acting --------------------------------------------------------------------------------------
 
+    def dense(self, indices: np.ndarray, cells: np.ndarray) -> torch.Tensor:
+        """(..., width) sparse rows (feature indices, cells) -> (..., observation_size) float32 tensor: one
+        scatter of ones, then the position code of each row's cell."""
+        lead = indices.shape[:-1]
+        flat = torch.from_numpy(indices.reshape(-1, indices.shape[-1]).astype(np.int64))
+        dense = torch.zeros(flat.shape[0], self.observation_size + 1)
+        dense.scatter_(1, flat, 1.0)
+        if self.position_table is not None:
+            width = self.position_table.shape[1]
+            rows = torch.from_numpy(np.asarray(cells).reshape(-1).astype(np.int64))
+            dense[:, self.observation_size - width : self.observation_size] = self.position_table[rows]
+        return dense[:, : self.observation_size].reshape(*lead, self.observation_size)
+
     def q_values_rows(self, observations: SparseObservations, agents: np.ndarray) -> np.ndarray:
-        """(K, 5) Q-values of row i by agent `agents[i]`'s network: the sparse first layer for every row at
-        once, then one small product per agent (in torch: numpy's OpenBLAS would start threads that fight
-        over a shared machine's cores)."""
-        members = torch.from_numpy(np.asarray(agents, dtype=np.int64))
+        """(K, 5) Q-values of row i by agent `agents[i]`'s network: one product per agent, in torch (numpy's
+        OpenBLAS would start threads that fight over a shared machine's cores)."""
+        dense = self.dense(observations.indices, observations.cells)
+        q_values = torch.zeros(len(agents), NUM_ACTIONS)
         with torch.no_grad():
-            indices, tail = self._sparse(observations.indices, observations.cells)
-            hidden = self.network.first_layer_sparse(indices, members, tail)
-            q_values = torch.zeros(len(agents), NUM_ACTIONS)
             for agent in range(self.num_agents):
                 rows = torch.from_numpy(np.flatnonzero(agents == agent))
                 if len(rows):
-                    out = hidden[rows]
-                    for weight, bias in self.network.layer_pairs[1:]:
-                        out = torch.addmm(bias[agent], torch.relu(out), weight[agent])
-                    q_values[rows] = out
+                    hidden = dense[rows]
+                    last = len(self.network.layer_pairs) - 1
+                    for index, (weight, bias) in enumerate(self.network.layer_pairs):
+                        hidden = torch.addmm(bias[agent], hidden, weight[agent])
+                        if index < last:
+                            hidden = torch.relu(hidden)
+                    q_values[rows] = hidden
         return q_values.numpy()
-
-    def _sparse(self, indices: np.ndarray, cells: np.ndarray) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Sparse rows as tensors: feature indices (int64) and the position code of each row's cell."""
-        tail = (
-            None
-            if self.position_table is None
-            else self.position_table[torch.from_numpy(cells.astype(np.int64))]
-        )
-        return torch.from_numpy(indices.astype(np.int64)), tail
 
     def act_rows(
         self, observations: SparseObservations, agents: np.ndarray, epsilons: np.ndarray
@@ -209,17 +212,9 @@ class BatchedDQN:
         return losses
 
     def _batch(self, picks: np.ndarray, prefix: str) -> torch.Tensor:
-        """Q-values (agents, batch, 5) of the sampled observations (`prefix` "" or "next_")."""
         agents = np.arange(self.num_agents)[:, None]
         indices = getattr(self.replay, f"{prefix}indices")[agents, picks]
-        return self.network.forward_sparse(
-            *self._sparse(indices, getattr(self.replay, f"{prefix}cells")[agents, picks])
-        )
-
-    def _target_batch(self, picks: np.ndarray) -> torch.Tensor:
-        agents = np.arange(self.num_agents)[:, None]
-        sparse = self._sparse(self.replay.next_indices[agents, picks], self.replay.next_cells[agents, picks])
-        return self.target_network.forward_sparse(*sparse)
+        return self.dense(indices, getattr(self.replay, f"{prefix}cells")[agents, picks])
 
     def update(self) -> float:
         """One n-step double-DQN step for every agent on a batch from its own replay."""
@@ -227,13 +222,15 @@ class BatchedDQN:
             [rng.integers(0, self.replay.size, size=self.config.batch_size) for rng in self.rngs]
         )
         agents = np.arange(self.num_agents)[:, None]
+        obs, next_obs = self._batch(picks, ""), self._batch(picks, "next_")
         actions = torch.from_numpy(self.replay.actions[agents, picks])
         returns = torch.from_numpy(self.replay.returns[agents, picks])
         discounts = torch.from_numpy(self.replay.discounts[agents, picks])
-        predicted = self._batch(picks, "").gather(-1, actions.unsqueeze(-1)).squeeze(-1)
-        with torch.no_grad():  # s' outside the graph: the backward pass only spans the batch of s
-            online_next, target_next = self._batch(picks, "next_"), self._target_batch(picks)
-            targets = n_step_double_dqn_targets(returns, discounts, online_next, target_next)
+        predicted = self.network(obs).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+        with torch.no_grad():
+            targets = n_step_double_dqn_targets(
+                returns, discounts, self.network(next_obs), self.target_network(next_obs)
+            )
         per_element = nn.functional.huber_loss(
             predicted, targets, reduction="none", delta=self.config.huber_delta
         )

@@ -72,36 +72,6 @@ class BatchedMLP(nn.Module):
                 hidden = torch.relu(hidden)
         return hidden
 
-    def first_layer_sparse(
-        self, indices: torch.Tensor, members: torch.Tensor, tail: torch.Tensor | None = None
-    ) -> torch.Tensor:
-        """The first layer (before its ReLU) of rows given sparse: `indices` (K, L) positions of the ones
-        of row k's binary observation (values >= in_features pad), `members` (K,) whose weights row k
-        uses, `tail` (K, T) the real-valued last T inputs (the position code) or None. Equal to the dense
-        product, at the cost of L gathered rows instead of in_features multiply-adds per output."""
-        weight, bias = self.layer_pairs[0]
-        count, fan_in, width = weight.shape
-        valid = indices < fan_in
-        flat = (indices.clamp(max=fan_in - 1) + members[:, None] * fan_in).reshape(len(indices), -1)
-        hidden = nn.functional.embedding_bag(
-            flat, weight.reshape(count * fan_in, width), mode="sum", per_sample_weights=valid.float()
-        )
-        if tail is not None:
-            tail_weight = weight[:, fan_in - tail.shape[1] :, :][members]  # (K, T, width)
-            hidden = hidden + torch.bmm(tail[:, None, :], tail_weight)[:, 0]
-        return hidden + bias[members, 0]
-
-    def forward_sparse(self, indices: torch.Tensor, tail: torch.Tensor | None = None) -> torch.Tensor:
-        """`forward` for sparse input: `indices` (members, batch, L), `tail` (members, batch, T) or None."""
-        count, batch, _ = indices.shape
-        members = torch.arange(count).repeat_interleave(batch)
-        flat_tail = None if tail is None else tail.reshape(count * batch, -1)
-        hidden = self.first_layer_sparse(indices.reshape(count * batch, -1), members, flat_tail)
-        hidden = hidden.reshape(count, batch, -1)
-        for weight, bias in self.layer_pairs[1:]:
-            hidden = torch.baddbmm(bias, torch.relu(hidden), weight)
-        return hidden
-
     def forward_numpy(self, observations: np.ndarray) -> np.ndarray:
         """Inference on (members, batch, in) float32 with numpy on views of the parameters: for the
         one-observation-per-agent forward of every turn this is ~2x faster than torch's call overhead."""
@@ -109,16 +79,6 @@ class BatchedMLP(nn.Module):
         last = len(self.layer_pairs) - 1
         for index, (weight, bias) in enumerate(self.layer_pairs):
             hidden = np.matmul(hidden, weight.detach().numpy()) + bias.detach().numpy()
-            if index < last:
-                np.maximum(hidden, 0.0, out=hidden)
-        return hidden
-
-    def forward_numpy_member(self, member: int, observations: np.ndarray) -> np.ndarray:
-        """Member `member`'s Q-values of (batch, in) float32 rows, in numpy."""
-        hidden = observations
-        last = len(self.layer_pairs) - 1
-        for index, (weight, bias) in enumerate(self.layer_pairs):
-            hidden = hidden @ weight.detach().numpy()[member] + bias.detach().numpy()[member]
             if index < last:
                 np.maximum(hidden, 0.0, out=hidden)
         return hidden
