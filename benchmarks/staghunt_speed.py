@@ -1,6 +1,6 @@
 """Stag-hunt speed benchmark: env steps/s, training epochs/s, one full probe round.
 
-Run: `.venv/bin/python benchmarks/staghunt_speed.py [--epochs 30] [--repeats 3] [--rounds 5]`; prints a Markdown table.
+Run: `.venv/bin/python benchmarks/staghunt_speed.py [--epochs 128] [--repeats 3] [--worlds 64] [--only TEXT]`; prints a Markdown table.
 Training is measured after a warm-up past `learning_starts`, at epsilon 0.05 (nearly every action is a
 network forward: the slowest phase of a run), with the default population (3 agents, 50 turns).
 """
@@ -11,6 +11,7 @@ import argparse
 import os
 import statistics
 import time
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -19,7 +20,8 @@ from cogames_lib.staghunt.engine import observation_size
 from cogames_lib.staghunt.env import EpisodeRunner, StagHuntConfig, StagHuntEnv
 from cogames_lib.staghunt.learner import DQNPopulation
 from cogames_lib.staghunt.probes import load_probe_suite, run_intention_probe, run_multistep_probe
-from cogames_lib.staghunt.train import TrainConfig, _run_epoch
+from cogames_lib.staghunt.train import STUDY_LEARNER, STUDY_WORLDS, TrainConfig, _trainer
+from cogames_lib.staghunt.world_config import world_config
 
 
 def env_steps_per_second(turns: int) -> tuple[float, float]:
@@ -46,25 +48,27 @@ def env_steps_per_second(turns: int) -> tuple[float, float]:
     return dict_rate, turns / (time.perf_counter() - started)
 
 
-def training_epochs_per_second(epochs: int, repeats: int, config: TrainConfig) -> dict[str, float]:
-    """Training rates with learning on, over `repeats` blocks of `epochs` epochs: the best and the median
-    block by wall clock (the best block is the one least disturbed by other jobs on a shared machine),
-    epochs per CPU-second of this process over all blocks, and gradient updates per epoch."""
+def training_epochs_per_second(config: TrainConfig, epochs: int, repeats: int) -> dict[str, float]:
+    """Training rates with learning on, over `repeats` blocks of `epochs` epochs after a warm-up past
+    `learning_starts` (epsilon at its floor throughout: nearly every action is a network forward): the best
+    and the median block by wall clock (the best block is the one least disturbed by other jobs on a shared
+    machine), epochs per CPU-second of this process over all blocks, and gradient updates per epoch."""
     torch.set_num_threads(1)
-    population = config.agents
-    learners = DQNPopulation(len(population), observation_size(), config.learner, [0, 1, 2])
-    runner = EpisodeRunner(population, config.env)
-    rng = np.random.default_rng(0)
-    warmup = config.learner.learning_starts // config.env.max_turns + 2
-    for epoch in range(warmup):
-        _run_epoch(runner, learners, rng, 1.0, epoch)
+    config = replace(config, epsilon_start=config.epsilon_end, epsilon_decay_epochs=1)
+    turns = config.env.max_turns * len(config.agents)
+    warmup = -(-config.learner.learning_starts * len(config.agents) // turns) + 2 * config.worlds
+    world_seed, *agent_seeds = np.random.SeedSequence(0).spawn(1 + len(config.agents))
+    seeds = [int(seed.generate_state(1)[0]) for seed in agent_seeds]
+    learners, rows = _trainer(config, warmup + epochs * repeats, world_seed, seeds)
+    for _ in range(warmup):
+        next(rows)
     updates = learners.updates_done
     rates = []
     cpu_started = time.process_time()
     for _ in range(repeats):
         started = time.perf_counter()
-        for epoch in range(epochs):
-            _run_epoch(runner, learners, rng, config.epsilon_end, epoch)
+        for _ in range(epochs):
+            next(rows)
         rates.append(epochs / (time.perf_counter() - started))
     cpu = time.process_time() - cpu_started
     return {
@@ -73,6 +77,24 @@ def training_epochs_per_second(epochs: int, repeats: int, config: TrainConfig) -
         "cpu": repeats * epochs / cpu,
         "updates": (learners.updates_done - updates) / (repeats * epochs),
     }
+
+
+def benchmark_configs(worlds: int) -> dict[str, TrainConfig]:
+    """The settings compared: today's defaults; the study's learner (network, batch, replay ratio) in the
+    one-world loop of the first version (turn-start observations, one-step returns: what that loop
+    supports) and in the batched loop; and the batched loop in the sorrel_e3 world. Every setting plays
+    3 agents x 50 turns (episode length fixed, so an epoch is the same work everywhere)."""
+    study = STUDY_LEARNER
+    one_world_study = replace(
+        study, n_step=1, replay_ratio=None, train_every=int(study.batch_size / study.replay_ratio)
+    )
+    e3 = world_config("sorrel_e3", episode_length="fixed")
+    return {
+        "first version: default world and learner, one world": TrainConfig(),
+        "study learner, one-world loop (default world)": TrainConfig(learner=one_world_study),
+        f"study learner, batched loop, {worlds} worlds (default world)": TrainConfig(learner=replace(study, n_step=1), worlds=worlds),
+        f"study learner, batched loop, {worlds} worlds (sorrel_e3 world, 50 turns)": TrainConfig(env=e3, learner=study, worlds=worlds),
+    }  # fmt: skip
 
 
 def probe_round_seconds(rounds: int, config: TrainConfig) -> float:
@@ -91,38 +113,40 @@ def probe_round_seconds(rounds: int, config: TrainConfig) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=20_000, help="env turns to time")
-    parser.add_argument("--epochs", type=int, default=30, help="training epochs per timed block")
+    parser.add_argument("--epochs", type=int, default=128, help="training epochs per timed block")
     parser.add_argument(
         "--repeats", type=int, default=3, help="timed training blocks (best and median reported)"
     )
     parser.add_argument("--rounds", type=int, default=5, help="probe rounds to time (median)")
+    parser.add_argument(
+        "--worlds", type=int, default=STUDY_WORLDS, help="lockstep worlds of the batched loop"
+    )
+    parser.add_argument("--only", default=None, help="time only the settings whose name contains this text")
     args = parser.parse_args()
-    config = TrainConfig()
+    load_before = os.getloadavg()[0]
     dict_rate, array_rate = env_steps_per_second(args.turns)
-    training = training_epochs_per_second(args.epochs, args.repeats, config)
-    probe_seconds = probe_round_seconds(args.rounds, config)
-    agent_steps = training["best"] * config.env.max_turns * len(config.agents)
-    learner = config.learner
     print(
-        f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}, torch {torch.__version__}"
+        f"machine: {os.cpu_count()} cores, load average {load_before:.2f} at start, torch {torch.__version__}"
     )
-    print("| measure | value | target |")
-    print("|---|---|---|")
-    print(f"| env turns/s, random actions, PettingZoo API (3 agents) | {dict_rate:,.0f} | |")
-    print(f"| env turns/s, random actions, engine arrays (3 agents) | {array_rate:,.0f} | |")
-    setting = (
-        f"3 agents x 50 turns, learning on, train_every={learner.train_every}, batch {learner.batch_size}, "
-        f"{training['updates']:.1f} updates/epoch"
-    )
-    print(
-        f"| training epochs/s, best of {args.repeats} x {args.epochs} epochs ({setting}) | "
-        f"{training['best']:.1f} ({agent_steps:,.0f} agent-steps/s) | >= 20 |"
-    )
-    print(f"| training epochs/s, median block | {training['median']:.1f} | |")
-    print(f"| training epochs per CPU-second of the process | {training['cpu']:.1f} | |")
-    print(
-        f"| full probe round (both modes, 3 partner conditions, 3 agents) | {probe_seconds:.3f} s | < 0.5 s |"
-    )
+    print("| measure | value |")
+    print("|---|---|")
+    print(f"| env turns/s, random actions, PettingZoo API (3 agents) | {dict_rate:,.0f} |")
+    print(f"| env turns/s, random actions, engine arrays (3 agents) | {array_rate:,.0f} |")
+    for name, config in benchmark_configs(args.worlds).items():
+        if args.only and args.only not in name:
+            continue
+        epochs = args.epochs if config.worlds == 1 else max(args.epochs, config.worlds)
+        training = training_epochs_per_second(config, epochs, args.repeats)
+        learner = config.learner
+        print(
+            f"| training epochs/s, {name}: best / median of {args.repeats} x {epochs} epochs; epochs per "
+            f"CPU-second; ({learner.hidden_sizes} net, batch {learner.batch_size}, "
+            f"{learner.samples_per_transition:g} samples per transition, {training['updates']:.2f} updates/epoch) | "
+            f"{training['best']:.1f} / {training['median']:.1f}; {training['cpu']:.1f} per CPU-s |"
+        )
+    probe_seconds = probe_round_seconds(args.rounds, TrainConfig())
+    print(f"| full probe round (both modes, 3 partner conditions, 3 agents) | {probe_seconds:.3f} s |")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

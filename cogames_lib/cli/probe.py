@@ -42,6 +42,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     train.set_defaults(handler=run_train)
 
+    study = commands.add_parser(
+        "study", help="train every (condition, seed) of a study with probes and write its small result tables"
+    )
+    study.add_argument("--world", default="sorrel_e3", help="world preset: sorrel_e3 (default) or default")
+    study.add_argument(
+        "--conditions", nargs="+", default=["all_can_hunt", "not_all_can_hunt"], help="conditions to compare"
+    )
+    study.add_argument("--seeds", type=int, default=5, help="number of seeds (0..N-1) per condition")
+    study.add_argument("--epochs", type=int, required=True, help="training epochs (episodes) per run")
+    study.add_argument(
+        "--probe-every", type=int, default=1000, help="probe every K epochs (and at 0 and the end)"
+    )
+    study.add_argument(
+        "--out", required=True, help="output folder: tables at the top, per-run folders in OUT/runs/"
+    )
+    add_out_dir_flags(study)
+    study.add_argument("--workers", type=int, default=1, help="parallel runs (processes)")
+    study.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    study.set_defaults(handler=run_study_command)
+
     analyze = commands.add_parser(
         "analyze",
         help="print per-partner-condition summaries of a results folder, or (--study DIR) a study's headline"
@@ -73,6 +93,30 @@ def run_train(args: argparse.Namespace) -> int:
                       resume=args.resume, overwrite=args.overwrite)  # fmt: skip
     print(runs.drop(columns=["run_dir"]).to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     print(f"results in {Path(args.out).resolve()}")
+    return 0
+
+
+def run_study_command(args: argparse.Namespace) -> int:
+    import shlex
+    import sys
+
+    from cogames_lib.staghunt.study import validate_study_parameters
+
+    validate_study_parameters(args.world, args.conditions, args.seeds, args.epochs, args.probe_every)
+    if args.workers < 1:
+        from cogames_lib.errors import ParameterError
+
+        raise ParameterError(f"--workers must be >= 1, got {args.workers}")
+    from cogames_lib.staghunt.study import run_study  # imports torch: only after the arguments are checked
+
+    command = "cogames-lib " + " ".join(shlex.quote(part) for part in sys.argv[1:])
+    summary = run_study(args.world, args.conditions, args.seeds, args.epochs, args.probe_every, args.out,
+                        workers=args.workers, command=command, resume=args.resume, overwrite=args.overwrite,
+                        progress=not args.no_progress)  # fmt: skip
+    print(f"study of {len(summary['conditions'])} conditions x {len(summary['seeds'])} seeds, "
+          f"{summary['epochs']} epochs, {summary['wall_seconds']:.0f} s; random-policy stags per episode "
+          f"{summary['random_policy_stag_rate']}")  # fmt: skip
+    print(f"results in {args.out}")
     return 0
 
 

@@ -1,8 +1,11 @@
 """Stag-hunt probe tests: a two-kind stag-hunt gridworld, DQN learners, frozen-copy probes, analysis.
 
 Public surface (everything a notebook needs):
-- world: `StagHuntEnv` (PettingZoo ParallelEnv), `StagHuntConfig`, `load_stag_hunt_map`, `load_orientation_reference`;
-- learning: `TrainConfig`, `DQNConfig`, `preset`, `train`, `train_many`, `load_checkpoint`;
+- world: `StagHuntEnv` (PettingZoo ParallelEnv), `StagHuntConfig`, `world_config` / `WORLD_PRESETS` (`default`,
+  `sorrel_e3`), `BatchStagHunt` (many worlds in lockstep), `random_policy_score`, `load_stag_hunt_map`,
+  `load_orientation_reference`;
+- learning: `TrainConfig`, `DQNConfig`, `STUDY_LEARNER`, `preset`, `train`, `train_many`, `run_study`,
+  `load_checkpoint`;
 - probes: `run_intention_probe`, `run_multistep_probe`, `load_probe_suite`, `ProbeSettings`;
 - reading results: `load_probe_tables` (our run folders or sorrel's), `load_sorrel_probe_csvs`;
 - analysis: `intention_summary`, `behaviour_summary`, `alignment_pairs`, `alignment_table`;
@@ -24,6 +27,13 @@ import types
 from typing import Any
 
 _EXPORTS = {
+    "BatchStagHunt": "cogames_lib.staghunt.batch_engine",
+    "RandomPolicyScore": "cogames_lib.staghunt.baselines",
+    "STUDY_LEARNER": "cogames_lib.staghunt.train",
+    "WORLD_PRESETS": "cogames_lib.staghunt.world_config",
+    "random_policy_score": "cogames_lib.staghunt.baselines",
+    "run_study": "cogames_lib.staghunt.study",
+    "world_config": "cogames_lib.staghunt.world_config",
     "AGENT_KINDS": "cogames_lib.staghunt.rules",
     "Action": "cogames_lib.staghunt.rules",
     "AgentSpec": "cogames_lib.staghunt.rules",
@@ -39,7 +49,7 @@ _EXPORTS = {
     "PRESET_POPULATIONS": "cogames_lib.staghunt.rules",
     "ProbeSettings": "cogames_lib.staghunt.probes",
     "QNetwork": "cogames_lib.staghunt.learner",
-    "StagHuntConfig": "cogames_lib.staghunt.env",
+    "StagHuntConfig": "cogames_lib.staghunt.world_config",
     "StagHuntEnv": "cogames_lib.staghunt.env",
     "TRAINING_COLUMNS": "cogames_lib.staghunt.train",
     "TrainConfig": "cogames_lib.staghunt.train",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -25,33 +24,10 @@ from cogames_lib.staghunt.rules import (
     NUM_ORIENTATIONS,
     PRESET_POPULATIONS,
     STAG,
+    WEST,
     AgentSpec,
 )
-
-
-@dataclass(frozen=True)
-class StagHuntConfig:
-    """World parameters.
-
-    size, resource_density, stag_probability: the random training map drawn per episode (a wall border
-        around `size` x `size`; each interior cell is a resource with `resource_density`, a stag with
-        `stag_probability`, else a hare).
-    map_path: a fixed ASCII map instead of random maps (its `a` cells still draw stag/hare per episode;
-        agents spawn on its `A`/`P` cells if it has enough, else on random free cells).
-    max_turns: turns per episode; attack_range: beam length; view_radius: crop radius (4 -> 9x9).
-    """
-
-    size: int = 13
-    resource_density: float = 0.1
-    stag_probability: float = 0.3
-    max_turns: int = 50
-    attack_range: int = 2
-    view_radius: int = 4
-    map_path: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.max_turns < 1:
-            raise ParameterError(f"max_turns must be >= 1, got {self.max_turns}")
+from cogames_lib.staghunt.world_config import StagHuntConfig
 
 
 def start_episode(
@@ -59,8 +35,9 @@ def start_episode(
     config: StagHuntConfig,
     rng: np.random.Generator,
     fixed_map: StagHuntMap | None = None,
-) -> None:
-    """Draw a map (or resolve the fixed one), spawns and orientations from `rng`, and reset `engine`."""
+) -> int:
+    """Draw a map (or resolve the fixed one), spawns, orientations and the episode's length from `rng`,
+    reset `engine`, and return the episode's number of turns."""
     grid = (
         fixed_map
         if fixed_map is not None
@@ -77,8 +54,14 @@ def start_episode(
             raise ParameterError(f"{grid.name}: only {len(free)} free cells for {n} agents")
         chosen = rng.choice(len(free), size=n, replace=False)
         positions = [tuple(int(v) for v in free[i]) for i in chosen]
-    orientations = rng.integers(0, NUM_ORIENTATIONS, size=n)
+    if config.start_orientation == "west":
+        orientations = np.full(n, WEST)
+    else:
+        orientations = rng.integers(0, NUM_ORIENTATIONS, size=n)
     engine.reset(grid, resources, positions, [int(o) for o in orientations])
+    if config.episode_length == "uniform":
+        return int(rng.integers(1, config.max_turns + 1))
+    return config.max_turns
 
 
 class EpisodeRunner:
@@ -86,19 +69,26 @@ class EpisodeRunner:
 
     def __init__(self, population: Sequence[AgentSpec], config: StagHuntConfig) -> None:
         self.config = config
-        self.engine = StagHuntEngine(population, config.attack_range, config.view_radius)
+        self.engine = StagHuntEngine.from_config(population, config)
         self.fixed_map = load_stag_hunt_map(config.map_path) if config.map_path else None
         self.rng = np.random.default_rng(0)
+        self.episode_turns = config.max_turns
 
     def reset(self, rng: np.random.Generator) -> np.ndarray:
         self.rng = rng
-        start_episode(self.engine, self.config, rng, self.fixed_map)
+        self.episode_turns = start_episode(self.engine, self.config, rng, self.fixed_map)
         return self.engine.observe_all()
 
     def step(self, actions: Sequence[int | None]) -> tuple[np.ndarray, TurnResult, bool]:
+        """One turn with actions chosen beforehand (with `before_act` observations, each agent's row of the
+        returned array is only what it would see if nothing moved before it; use the engine's
+        `step_with_policy` to act on true before-act observations)."""
         order = self.rng.permutation(self.engine.num_agents).tolist()
         result = self.engine.step(actions, order)
-        return self.engine.observe_all(), result, self.engine.turn >= self.config.max_turns
+        done = self.engine.turn >= self.episode_turns
+        if done:  # payouts still pending at the episode's end are paid into its last turn
+            result.rewards += self.engine.pay_pending()
+        return self.engine.observe_all(), result, done
 
 
 class StagHuntEnv(ParallelEnv):

@@ -24,32 +24,31 @@ from cogames_lib.staghunt.rules import NUM_ACTIONS
 
 @dataclass(frozen=True)
 class DQNConfig:
-    """Learner hyper-parameters.
+    """Learner hyper-parameters, one per line (CleanRL's style). `train_every` and `batch_size` are the one-world
+    loop's speed knobs: 8 with batch 32 replays each transition 4 times on average (the DQN paper: 8); tuned
+    with `benchmarks/staghunt_speed.py` and the hare-map learning test (batch 64 learned a little faster per
+    epoch and trained ~35% slower). The batched loop uses `replay_ratio` instead (docs/staghunt_training.md)."""
 
-    hidden_sizes: widths of the MLP's hidden layers (ReLU).
-    learning_rate: Adam step size. gamma: discount. huber_delta: Huber loss threshold.
-    buffer_size: replay capacity per agent, in transitions (observations stored as uint8: they are binary).
-    batch_size: transitions per agent per gradient update. learning_starts: transitions before updates.
-    train_every: one gradient update every `train_every` turns (each agent collects one transition per
-        turn). With `batch_size` these are the speed knobs: 8 with batch 32 (the DQN paper's batch)
-        replays each transition 4 times on average (the paper: 8); the arithmetic of an epoch grows with
-        batch_size / train_every. Both were tuned with `benchmarks/staghunt_speed.py` and the hare-map
-        learning test: batch 64 learned a little faster per epoch and trained ~35% slower.
-    target_update_every: gradient updates between hard copies of the online nets into the target nets.
-    """
+    hidden_sizes: tuple[int, ...] = (64, 64)  # widths of the MLP's hidden layers (ReLU)
+    learning_rate: float = 1e-3  # Adam step size
+    gamma: float = 0.95  # discount factor
+    huber_delta: float = 1.0  # Huber loss threshold between its quadratic and linear parts
+    buffer_size: int = 10_000  # replay capacity per agent, in transitions
+    batch_size: int = 32  # transitions per agent per gradient update
+    learning_starts: int = 500  # transitions per agent collected before the first update
+    train_every: int = 8  # one-world loop: one gradient update every `train_every` turns
+    target_update_every: int = 100  # gradient updates between hard copies into the target networks
+    n_step: int = 1  # return horizon: r_t + g r_t+1 + ... + g^(n-1) r_t+n-1 + g^n Q(s_t+n); batched loop only
+    replay_ratio: float | None = None  # samples per collected transition; None = batch_size / train_every
 
-    hidden_sizes: tuple[int, ...] = (64, 64)
-    learning_rate: float = 1e-3
-    gamma: float = 0.95
-    huber_delta: float = 1.0
-    buffer_size: int = 10_000
-    batch_size: int = 32
-    learning_starts: int = 500
-    train_every: int = 8
-    target_update_every: int = 100
+    @property
+    def samples_per_transition(self) -> float:
+        return self.replay_ratio if self.replay_ratio is not None else self.batch_size / self.train_every
 
     def __post_init__(self) -> None:
-        for name in ("buffer_size", "batch_size", "train_every", "target_update_every"):
+        if self.replay_ratio is not None and self.replay_ratio <= 0:
+            raise ParameterError(f"DQNConfig.replay_ratio must be > 0, got {self.replay_ratio}")
+        for name in ("buffer_size", "batch_size", "train_every", "target_update_every", "n_step"):
             if getattr(self, name) < 1:
                 raise ParameterError(f"DQNConfig.{name} must be >= 1, got {getattr(self, name)}")
         if not 0 <= self.gamma <= 1:

@@ -108,3 +108,12 @@ def double_dqn_targets(
     """r + gamma * (1 - done) * Q_target(s', argmax_a Q_online(s', a)) (van Hasselt et al. 2016)."""
     best = online_next_q.argmax(dim=-1, keepdim=True)
     return rewards + gamma * (1.0 - dones) * target_next_q.gather(-1, best).squeeze(-1)
+
+
+def n_step_double_dqn_targets(
+    returns: torch.Tensor, discounts: torch.Tensor, online_next_q: torch.Tensor, target_next_q: torch.Tensor
+) -> torch.Tensor:
+    """R + discount * Q_target(s', argmax_a Q_online(s', a)); `discount` is gamma^n, or 0 after a terminal
+    state (n-step double DQN, as in Rainbow)."""
+    best = online_next_q.argmax(dim=-1, keepdim=True)
+    return returns + discounts * target_next_q.gather(-1, best).squeeze(-1)

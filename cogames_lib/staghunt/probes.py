@@ -61,6 +61,9 @@ class ProbeSettings:
     partner_kinds: tuple[str, ...] = PARTNER_KINDS
     attack_range: int = 2
     view_radius: int = 4
+    attack_shape: str = "line"
+    position_embedding: bool = False
+    wounded_stag_channel: bool = True
 
     def __post_init__(self) -> None:
         if self.max_test_steps < 1:
@@ -156,7 +159,9 @@ def _relation(focal_kind: str, partner_kind: str) -> str:
 
 def _engine(focal_kind: str, partner_kind: str, settings: ProbeSettings) -> StagHuntEngine:
     partner = AgentSpec(partner_kind if partner_kind != "no_partner" else AGENT_KINDS[0], can_hunt=True)
-    return StagHuntEngine([AgentSpec(focal_kind), partner], settings.attack_range, settings.view_radius)
+    return StagHuntEngine([AgentSpec(focal_kind), partner], settings.attack_range, settings.view_radius,
+                          attack_shape=settings.attack_shape, position_embedding=settings.position_embedding,
+                          wounded_stag_channel=settings.wounded_stag_channel)  # fmt: skip
 
 
 def softmax(values: np.ndarray) -> np.ndarray:

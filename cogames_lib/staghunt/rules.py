@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+import numpy as np
+
 
 class Action(IntEnum):
     """The five actions, in the order the Q-network outputs them."""
@@ -33,6 +35,7 @@ MOVE_TURNS: dict[int, int] = {  # Action keys (an IntEnum, so plain ints find th
 
 ORIENTATION_NAMES: tuple[str, ...] = ("north", "east", "south", "west")
 NUM_ORIENTATIONS = 4
+WEST = 3  # where sorrel_e3 agents face at spawn
 # (row, col) offset of one step in each orientation; rows grow southward.
 ORIENTATION_DELTAS: tuple[tuple[int, int], ...] = ((-1, 0), (0, 1), (1, 0), (0, -1))
 
@@ -101,3 +104,45 @@ CHANNEL_INDEX: dict[str, int] = {name: index for index, name in enumerate(OBSERV
 VECTOR_FEATURES: tuple[str, ...] = tuple(f"own_{name}" for name in ORIENTATION_NAMES) + tuple(
     f"own_{kind}" for kind in AGENT_KINDS
 )
+
+
+@dataclass(frozen=True)
+class AttackShape:
+    """Cells an attack covers, as (forward, lateral) offsets from the attacker (lateral +1 = its right),
+    nearest first (the first resource found names the attack's target). `walls_block`: a wall stops the
+    beam (line) or is merely skipped (area)."""
+
+    offsets: tuple[tuple[int, int], ...]
+    walls_block: bool
+
+
+def attack_shape(name: str, attack_range: int = 2) -> AttackShape:
+    """`line`: 1..attack_range straight ahead; `area` (sorrel's E3): forward 0..2 x lateral -1..+1."""
+    if name == "line":
+        return AttackShape(tuple((distance, 0) for distance in range(1, attack_range + 1)), walls_block=True)
+    if name == "area":
+        offsets = tuple((forward, lateral) for forward in range(3) for lateral in (0, -1, 1))
+        return AttackShape(offsets, walls_block=False)
+    from cogames_lib.errors import ParameterError
+
+    raise ParameterError(f"attack shape must be 'line' or 'area', got {name!r}")
+
+
+# Position code (sorrel's): per axis, sin and cos of 2*pi*f*p/size for f in 1, 2, 4.
+POSITION_FREQUENCIES: tuple[int, ...] = (1, 2, 4)
+POSITION_FEATURES: tuple[str, ...] = tuple(
+    f"position_{axis}_{wave}_{frequency}"
+    for axis in ("row", "col")
+    for frequency in POSITION_FREQUENCIES
+    for wave in ("sin", "cos")
+)
+
+
+def position_code(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """(..., 12) float32 position embedding of cells (rows, cols) in a map of `shape`."""
+    parts = []
+    for values, size in ((np.asarray(rows), shape[0]), (np.asarray(cols), shape[1])):
+        for frequency in POSITION_FREQUENCIES:
+            angle = 2.0 * np.pi * frequency * values / size
+            parts += [np.sin(angle), np.cos(angle)]
+    return np.stack(parts, axis=-1).astype(np.float32)

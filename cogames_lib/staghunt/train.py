@@ -15,6 +15,7 @@ epochs, what state, how to load). Every file is written atomically (`cogames_lib
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,9 @@ import torch
 
 from cogames_lib import io
 from cogames_lib.errors import ParameterError
+from cogames_lib.staghunt.batch_engine import BatchStagHunt
+from cogames_lib.staghunt.batch_learner import BatchedDQN
+from cogames_lib.staghunt.batch_train import batched_episodes
 from cogames_lib.staghunt.checkpoints import (
     DEFAULT_CHECKPOINTS,
     checkpoint_due,
@@ -35,7 +39,7 @@ from cogames_lib.staghunt.checkpoints import (
     validate_checkpoint_mode,
 )
 from cogames_lib.staghunt.engine import observation_size
-from cogames_lib.staghunt.env import EpisodeRunner, StagHuntConfig
+from cogames_lib.staghunt.env import EpisodeRunner
 from cogames_lib.staghunt.learner import DQNConfig, DQNPopulation
 from cogames_lib.staghunt.probes import (
     ProbeSettings,
@@ -44,10 +48,21 @@ from cogames_lib.staghunt.probes import (
     run_multistep_probe,
 )
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS, AgentSpec
+from cogames_lib.staghunt.world_config import StagHuntConfig, world_config
 from cogames_lib.tables import TRAINING
 
 # The table's contract lives in `cogames_lib.tables` (one `return_agent_<i>` column per agent follows).
 TRAINING_COLUMNS: tuple[str, ...] = TRAINING.columns
+
+
+# How this project trains the sorrel_e3 world (docs/staghunt_training.md says why each value):
+# 3-step double DQN, gamma 0.99, a wider net, replay of 100k transitions per agent, 64 worlds in lockstep.
+STUDY_LEARNER = DQNConfig(
+    hidden_sizes=(128, 128), learning_rate=5e-4, gamma=0.99, buffer_size=100_000, batch_size=128,
+    learning_starts=5_000, target_update_every=500, n_step=3, replay_ratio=2.0,
+)  # fmt: skip
+STUDY_WORLDS = 64
+STUDY_EPSILON_DECAY_EPOCHS = 5_000
 
 
 @dataclass(frozen=True)
@@ -69,9 +84,12 @@ class TrainConfig:
     population: tuple[AgentSpec, ...] | None = None
     probes: ProbeSettings = field(default_factory=ProbeSettings)
     checkpoints: str = DEFAULT_CHECKPOINTS
+    worlds: int = 1
 
     def __post_init__(self) -> None:
         validate_checkpoint_mode(self.checkpoints)
+        if self.worlds < 1:
+            raise ParameterError(f"worlds must be >= 1, got {self.worlds}")
         if self.population is None and self.condition not in PRESET_POPULATIONS:
             raise ParameterError(f"unknown condition {self.condition!r}; known: {sorted(PRESET_POPULATIONS)}")
         if self.epsilon_decay_epochs < 1:
@@ -81,15 +99,25 @@ class TrainConfig:
     def agents(self) -> tuple[AgentSpec, ...]:
         return self.population if self.population is not None else PRESET_POPULATIONS[self.condition]
 
-    def epsilon(self, epoch: int) -> float:
-        """Epsilon for (1-based) `epoch`: linear from start to end over `epsilon_decay_epochs`."""
-        fraction = min(1.0, (epoch - 1) / self.epsilon_decay_epochs)
-        return self.epsilon_start + fraction * (self.epsilon_end - self.epsilon_start)
+    def epsilon(self, epoch: Any) -> Any:
+        """Epsilon for (1-based) `epoch` (an int, or an array of them): linear from start to end over
+        `epsilon_decay_epochs`."""
+        fraction = np.minimum(1.0, (np.asarray(epoch) - 1) / self.epsilon_decay_epochs)
+        value = self.epsilon_start + fraction * (self.epsilon_end - self.epsilon_start)
+        return float(value) if np.ndim(value) == 0 else value
 
 
-def preset(condition: str, **overrides: Any) -> TrainConfig:
-    """The named preset (`all_can_hunt` or `not_all_can_hunt`) with optional field overrides."""
-    return replace(TrainConfig(condition=condition), **overrides)
+def preset(condition: str, world: str = "default", **overrides: Any) -> TrainConfig:
+    """The named condition (`all_can_hunt` or `not_all_can_hunt`) in the named world (`default` or
+    `sorrel_e3`, see `world_config.WORLD_PRESETS`), with optional field overrides. `sorrel_e3` also sets
+    the learner and batch this project trains that world with (`STUDY_LEARNER`, `STUDY_WORLDS`)."""
+    base = TrainConfig(condition=condition)
+    if world != "default" or "env" not in overrides:
+        base = replace(base, env=world_config(world))
+    if world == "sorrel_e3":
+        base = replace(base, learner=STUDY_LEARNER, worlds=STUDY_WORLDS,
+                       epsilon_decay_epochs=STUDY_EPSILON_DECAY_EPOCHS)  # fmt: skip
+    return replace(base, **overrides)
 
 
 @dataclass
@@ -117,7 +145,7 @@ def load_checkpoint(path: str | Path, config: TrainConfig | None = None) -> DQNP
     count = len(state["agents"])
     population = DQNPopulation(
         count,
-        observation_size(config.env.view_radius),
+        observation_size(config.env.view_radius, config.env.position_embedding),
         config.learner,
         list(range(count)),
     )
@@ -144,13 +172,11 @@ def train(
     torch.set_num_threads(1)  # tiny networks: threads cost more than they bring, and keep runs reproducible
     population = config.agents
     world_seed, *agent_seeds = np.random.SeedSequence(seed).spawn(1 + len(population))
-    world_rng = np.random.default_rng(world_seed)
-    size = observation_size(config.env.view_radius)
     seeds = [int(s.generate_state(1)[0]) for s in agent_seeds]
-    population_learner = DQNPopulation(len(population), size, config.learner, seeds)
-    agents = population_learner.members
-    runner = EpisodeRunner(population, config.env)
-    suite = load_probe_suite(config.probes) if probe_every else None
+    learners, rows = _trainer(config, epochs, world_seed, seeds)
+    agents = learners.members
+    probe_settings = probe_settings_for(config)
+    suite = load_probe_suite(probe_settings) if probe_every else None
     run_dir = run_directory(out_dir, config.condition, seed) if out_dir is not None else None
     extra = {"condition": config.condition, "seed": seed, "run_id": f"{config.condition}/seed_{seed}"}
     training_rows: list[dict] = []
@@ -163,23 +189,60 @@ def train(
             multistep.append(run_multistep_probe(agents, epoch, population, suite, extra))
         if run_dir is not None:
             if checkpoint_due(config.checkpoints, epoch, epochs):
-                save_checkpoint(population_learner, checkpoint_path(run_dir, epoch), config.checkpoints,
+                save_checkpoint(learners, checkpoint_path(run_dir, epoch), config.checkpoints,
                                 epoch=epoch, condition=config.condition, seed=seed)  # fmt: skip
             _write_tables(run_dir, training_rows, intention, multistep, len(population))
 
     if probe_every:
         probe_and_save(0)
     bar = _progress_bar(epochs, f"{config.condition} seed {seed}", progress)
-    for epoch in range(1, epochs + 1):
-        training_rows.append(_run_epoch(runner, population_learner, world_rng, config.epsilon(epoch), epoch))
+    for row in rows:
+        training_rows.append(row)
+        epoch = row["epoch"]
         bar.update(1)
         if epoch % 10 == 0 or epoch == epochs:
-            bar.set_postfix(mean_return=f"{training_rows[-1]['mean_return']:.1f}", refresh=False)
+            bar.set_postfix(mean_return=f"{row['mean_return']:.1f}", refresh=False)
         if (probe_every and epoch % probe_every == 0) or (epoch == epochs and (probe_every or run_dir)):
             probe_and_save(epoch)
     bar.close()
-    return TrainResult(population_learner, _training_frame(training_rows, len(population)), _concat(intention),
+    return TrainResult(learners, _training_frame(training_rows, len(population)), _concat(intention),  # type: ignore[arg-type]
                        _concat(multistep), run_dir)  # fmt: skip
+
+
+def uses_one_world_loop(config: TrainConfig) -> bool:
+    """The first version's loop: one world, turn-start observations, one-step returns."""
+    return config.worlds == 1 and config.env.observation_timing == "turn_start" and config.learner.n_step == 1
+
+
+def probe_settings_for(config: TrainConfig) -> ProbeSettings:
+    """The run's probe settings with the world options that shape an observation taken from `env`."""
+    env = config.env
+    return replace(config.probes, attack_range=env.attack_range, view_radius=env.view_radius,
+                   attack_shape=env.attack_shape, position_embedding=env.position_embedding,
+                   wounded_stag_channel=env.wounded_stag_channel)  # fmt: skip
+
+
+def _trainer(
+    config: TrainConfig, epochs: int, world_seed: np.random.SeedSequence, seeds: list[int]
+) -> tuple[DQNPopulation | BatchedDQN, Iterator[dict]]:
+    """The learners and the iterator of training rows (one per epoch) of the loop `config` asks for."""
+    population = config.agents
+    size = observation_size(config.env.view_radius, config.env.position_embedding)
+    if uses_one_world_loop(config):
+        learners = DQNPopulation(len(population), size, config.learner, seeds)
+        runner = EpisodeRunner(population, config.env)
+        world_rng = np.random.default_rng(world_seed)
+        rows = (
+            _run_epoch(runner, learners, world_rng, config.epsilon(epoch), epoch)
+            for epoch in range(1, epochs + 1)
+        )
+        return learners, rows
+    engine = BatchStagHunt(population, config.env, config.worlds, world_seed)
+    width = engine.observe().indices.shape[1]
+    table = engine.position_table if config.env.position_embedding else None
+    batched = BatchedDQN(len(population), size, width, config.worlds, table, config.learner, seeds)
+    bootstrap = config.env.episode_length == "fixed"  # a random length is an end the agent cannot see coming
+    return batched, batched_episodes(engine, batched, epochs, config.epsilon, bootstrap)
 
 
 def _run_epoch(

@@ -1,0 +1,255 @@
+"""Independent double-DQN learners fed by many worlds at once: n-step returns, stacked replay, batched updates.
+
+Each agent keeps its own network (a slice of the stacked `BatchedMLP`), its own replay (a slice of the
+stacked arrays; it only ever holds that agent's transitions) and its own RNG (exploration and replay
+sampling). One gradient step updates every agent: the loss is the sum of the per-agent losses, so each
+agent's gradient is its own, and Adam is element-wise. Replay stores the sparse observations of
+`batch_engine` (int16 feature indices, ~7x smaller than the dense vector); a batch is made dense with one
+`scatter_` just before the forward.
+
+`n_step`: the transition of turn t carries R = r_t + g r_(t+1) + ... + g^(k-1) r_(t+k-1) and bootstraps
+from the observation k = n turns later with discount g^k; at an episode's end the last transitions are
+cut short (k < n) and bootstrap from the final observation, or not at all (discount 0) when the end is
+terminal (random episode lengths), not a time limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from cogames_lib.errors import ParameterError
+from cogames_lib.staghunt.batch_engine import SparseObservations
+from cogames_lib.staghunt.learner import DQNAgent, DQNConfig
+from cogames_lib.staghunt.networks import BatchedMLP, n_step_double_dqn_targets
+from cogames_lib.staghunt.rules import NUM_ACTIONS
+
+
+class StackedReplay:
+    """Per-agent ring buffers of n-step transitions, stored stacked (agents, capacity, ...)."""
+
+    def __init__(self, agents: int, capacity: int, width: int) -> None:
+        self.indices = np.zeros((agents, capacity, width), dtype=np.int16)
+        self.next_indices = np.zeros((agents, capacity, width), dtype=np.int16)
+        self.cells = np.zeros((agents, capacity), dtype=np.int16)
+        self.next_cells = np.zeros((agents, capacity), dtype=np.int16)
+        self.actions = np.zeros((agents, capacity), dtype=np.int64)
+        self.returns = np.zeros((agents, capacity), dtype=np.float32)
+        self.discounts = np.zeros((agents, capacity), dtype=np.float32)
+        self.capacity, self.size, self.cursor = capacity, 0, 0
+
+    def add(self, columns: dict[str, np.ndarray]) -> None:
+        """`columns[name]` is (agents, m, ...): m new transitions for every agent."""
+        m = len(columns["actions"][0])
+        slots = (self.cursor + np.arange(m)) % self.capacity
+        for name, values in columns.items():
+            getattr(self, name)[:, slots] = values
+        self.cursor = int((self.cursor + m) % self.capacity)
+        self.size = min(self.size + m, self.capacity)
+
+
+class NStepCollector:
+    """Turns per-turn (observation, action, reward) of every (world, agent) into n-step transitions."""
+
+    def __init__(self, worlds: int, agents: int, width: int, n: int, gamma: float) -> None:
+        self.n, self.gamma = n, gamma
+        self.indices = np.zeros((n, worlds, agents, width), dtype=np.int16)
+        self.cells = np.zeros((n, worlds, agents), dtype=np.int16)
+        self.actions = np.zeros((n, worlds, agents), dtype=np.int64)
+        self.rewards = np.zeros((n, worlds, agents), dtype=np.float32)
+        self.count = np.zeros(worlds, dtype=np.int64)  # turns recorded in the current episode
+
+    def record(
+        self, indices: np.ndarray, cells: np.ndarray, actions: np.ndarray, live: np.ndarray
+    ) -> dict | None:
+        """Turn t of every live world: (worlds, agents, width) observations and actions. Emits the
+        transitions of turn t - n, whose n rewards are known and whose next observation is this one."""
+        worlds = np.flatnonzero(live)
+        emitted = None
+        ready = worlds[self.count[worlds] >= self.n]
+        if len(ready):
+            oldest = self.count[ready] % self.n
+            powers = self.gamma ** np.arange(self.n, dtype=np.float64)
+            slots = (oldest[None] + np.arange(self.n)[:, None]) % self.n  # (n, k)
+            returns = (self.rewards[slots, ready[None]] * powers[:, None, None]).sum(axis=0)
+            emitted = self._columns(self.indices[oldest, ready], self.cells[oldest, ready], self.actions[oldest, ready],
+                                    returns, indices[ready], cells[ready], np.full(returns.shape, self.gamma**self.n))  # fmt: skip
+        slot = self.count[worlds] % self.n
+        self.indices[slot, worlds], self.cells[slot, worlds] = indices[worlds], cells[worlds]
+        self.actions[slot, worlds] = actions[worlds]
+        self.rewards[slot, worlds] = 0.0
+        self.count[worlds] += 1
+        return emitted
+
+    def add_rewards(self, rewards: np.ndarray, live: np.ndarray) -> None:
+        worlds = np.flatnonzero(live)
+        self.rewards[(self.count[worlds] - 1) % self.n, worlds] = rewards[worlds]
+
+    def finish(
+        self, worlds: np.ndarray, indices: np.ndarray, cells: np.ndarray, bootstrap: bool
+    ) -> dict | None:
+        """Episodes of `worlds` ended with final observations `indices` (len(worlds), agents, width): emit
+        their last min(turns, n) transitions, cut short, and forget them."""
+        parts = []
+        for row, world in enumerate(worlds):
+            turns = int(self.count[world])
+            for start in range(max(0, turns - self.n), turns):
+                steps = turns - start
+                slots = np.arange(start, turns) % self.n
+                powers = self.gamma ** np.arange(steps, dtype=np.float64)
+                returns = (self.rewards[slots, world] * powers[:, None]).sum(axis=0)
+                discount = self.gamma**steps if bootstrap else 0.0
+                slot = start % self.n
+                parts.append(self._columns(self.indices[slot, world][None], self.cells[slot, world][None],
+                                           self.actions[slot, world][None], returns[None], indices[row][None],
+                                           cells[row][None], np.full((1, len(returns)), discount)))  # fmt: skip
+            self.count[world] = 0
+        if not parts:
+            return None
+        return {name: np.concatenate([part[name] for part in parts], axis=1) for name in parts[0]}
+
+    @staticmethod
+    def _columns(indices, cells, actions, returns, next_indices, next_cells, discounts) -> dict:
+        """(m, agents, ...) arrays -> replay columns (agents, m, ...)."""
+        swap = lambda array: np.swapaxes(np.asarray(array), 0, 1)  # noqa: E731
+        return {"indices": swap(indices), "cells": swap(cells), "actions": swap(actions),
+                "returns": swap(returns).astype(np.float32), "next_indices": swap(next_indices),
+                "next_cells": swap(next_cells), "discounts": swap(discounts).astype(np.float32)}  # fmt: skip
+
+
+class BatchedDQN:
+    """The learners of one run, fed by `worlds` lockstep worlds. Exposes what probes and checkpoints use
+    (`members`, `network`, `rngs`, `config`, `observation_size`, `state_dict`) like `DQNPopulation`."""
+
+    def __init__(self, num_agents: int, observation_size: int, width: int, worlds: int,
+                 position_table: np.ndarray | None, config: DQNConfig, seeds: Sequence[int]) -> None:  # fmt: skip
+        if len(seeds) != num_agents:
+            raise ParameterError(f"need one seed per agent, got {len(seeds)} for {num_agents}")
+        self.config, self.observation_size, self.worlds = config, observation_size, worlds
+        self.network = BatchedMLP(num_agents, observation_size, config.hidden_sizes, seeds)
+        self.target_network = BatchedMLP(num_agents, observation_size, config.hidden_sizes, seeds)
+        self.target_network.load_state_dict(self.network.state_dict())
+        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, fused=True)
+        self.replay = StackedReplay(num_agents, config.buffer_size, width)
+        self.collector = NStepCollector(worlds, num_agents, width, config.n_step, config.gamma)
+        self.rngs = [np.random.default_rng(int(seed)) for seed in seeds]
+        self.position_table = None if position_table is None else torch.from_numpy(position_table)
+        self.members = [DQNAgent(self, index) for index in range(num_agents)]  # type: ignore[arg-type]
+        self.update_credit = 0.0
+        self.transitions_seen = 0
+        self.updates_done = 0
+        self.last_loss = float("nan")
+
+    @property
+    def num_agents(self) -> int:
+        return len(self.members)
+
+    # --- acting --------------------------------------------------------------------------------------
+
+    def dense(self, indices: np.ndarray, cells: np.ndarray) -> torch.Tensor:
+        """(..., width) sparse rows (feature indices, cells) -> (..., observation_size) float32 tensor: one
+        scatter of ones, then the position code of each row's cell."""
+        lead = indices.shape[:-1]
+        flat = torch.from_numpy(indices.reshape(-1, indices.shape[-1]).astype(np.int64))
+        dense = torch.zeros(flat.shape[0], self.observation_size + 1)
+        dense.scatter_(1, flat, 1.0)
+        if self.position_table is not None:
+            width = self.position_table.shape[1]
+            rows = torch.from_numpy(np.asarray(cells).reshape(-1).astype(np.int64))
+            dense[:, self.observation_size - width : self.observation_size] = self.position_table[rows]
+        return dense[:, : self.observation_size].reshape(*lead, self.observation_size)
+
+    def q_values_rows(self, observations: SparseObservations, agents: np.ndarray) -> np.ndarray:
+        """(K, 5) Q-values of row i by agent `agents[i]`'s network: one product per agent, in torch (numpy's
+        OpenBLAS would start threads that fight over a shared machine's cores)."""
+        dense = self.dense(observations.indices, observations.cells)
+        q_values = torch.zeros(len(agents), NUM_ACTIONS)
+        with torch.no_grad():
+            for agent in range(self.num_agents):
+                rows = torch.from_numpy(np.flatnonzero(agents == agent))
+                if len(rows):
+                    hidden = dense[rows]
+                    last = len(self.network.layer_pairs) - 1
+                    for index, (weight, bias) in enumerate(self.network.layer_pairs):
+                        hidden = torch.addmm(bias[agent], hidden, weight[agent])
+                        if index < last:
+                            hidden = torch.relu(hidden)
+                    q_values[rows] = hidden
+        return q_values.numpy()
+
+    def act_rows(
+        self, observations: SparseObservations, agents: np.ndarray, epsilons: np.ndarray
+    ) -> np.ndarray:
+        """Epsilon-greedy actions; each agent's own RNG draws its rows' exploration, in row order."""
+        actions = self.q_values_rows(observations, agents).argmax(axis=1)
+        for agent, rng in enumerate(self.rngs):
+            rows = np.flatnonzero(agents == agent)
+            explore = rng.random(len(rows)) < epsilons[rows]
+            actions[rows[explore]] = rng.integers(0, NUM_ACTIONS, size=int(explore.sum()))
+        return actions
+
+    # --- learning ------------------------------------------------------------------------------------
+
+    def store(self, columns: dict | None) -> None:
+        if columns is None:
+            return
+        self.replay.add(columns)
+        self.transitions_seen += len(columns["actions"][0])
+
+    def train_step(self, new_transitions: int) -> list[float]:
+        """Run the updates owed for `new_transitions` new transitions per agent (the replay ratio)."""
+        config = self.config
+        if self.transitions_seen < max(config.learning_starts, config.batch_size):
+            return []
+        self.update_credit += new_transitions * config.samples_per_transition / config.batch_size
+        losses = []
+        while self.update_credit >= 1.0:
+            self.update_credit -= 1.0
+            losses.append(self.update())
+        return losses
+
+    def _batch(self, picks: np.ndarray, prefix: str) -> torch.Tensor:
+        agents = np.arange(self.num_agents)[:, None]
+        indices = getattr(self.replay, f"{prefix}indices")[agents, picks]
+        return self.dense(indices, getattr(self.replay, f"{prefix}cells")[agents, picks])
+
+    def update(self) -> float:
+        """One n-step double-DQN step for every agent on a batch from its own replay."""
+        picks = np.stack(
+            [rng.integers(0, self.replay.size, size=self.config.batch_size) for rng in self.rngs]
+        )
+        agents = np.arange(self.num_agents)[:, None]
+        obs, next_obs = self._batch(picks, ""), self._batch(picks, "next_")
+        actions = torch.from_numpy(self.replay.actions[agents, picks])
+        returns = torch.from_numpy(self.replay.returns[agents, picks])
+        discounts = torch.from_numpy(self.replay.discounts[agents, picks])
+        predicted = self.network(obs).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+        with torch.no_grad():
+            targets = n_step_double_dqn_targets(
+                returns, discounts, self.network(next_obs), self.target_network(next_obs)
+            )
+        per_element = nn.functional.huber_loss(
+            predicted, targets, reduction="none", delta=self.config.huber_delta
+        )
+        loss = per_element.mean(dim=1).sum()  # sum over agents of each agent's mean loss
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        self.updates_done += 1
+        if self.updates_done % self.config.target_update_every == 0:
+            self.target_network.load_state_dict(self.network.state_dict())
+        self.last_loss = float(loss.detach()) / self.num_agents
+        return self.last_loss
+
+    def state_dict(self) -> dict:
+        """Same layout as `DQNPopulation.state_dict` (checkpoints load with `load_checkpoint`)."""
+        return {
+            "agents": [{"network": self.network.member_state_dict(i),
+                        "target_network": self.target_network.member_state_dict(i)} for i in range(self.num_agents)],
+            "optimizer": self.optimizer.state_dict(),
+            "turns_seen": self.transitions_seen,
+            "updates_done": self.updates_done,
+        }  # fmt: skip

@@ -1,0 +1,159 @@
+"""The learners: acting paths equal the torch forward, hand-computed targets, n-step returns, a trivial case
+learned, and batched training reproducible per (seed, worlds)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from cogames_lib.staghunt.batch_engine import BatchStagHunt
+from cogames_lib.staghunt.batch_learner import BatchedDQN, NStepCollector
+from cogames_lib.staghunt.learner import DQNConfig, DQNPopulation
+from cogames_lib.staghunt.networks import QNetwork, double_dqn_targets, n_step_double_dqn_targets
+from cogames_lib.staghunt.rules import PRESET_POPULATIONS
+from cogames_lib.staghunt.train import preset, train
+from cogames_lib.staghunt.world_config import StagHuntConfig, world_config
+
+
+def test_numpy_acting_path_equals_the_torch_forward() -> None:
+    population = DQNPopulation(3, 40, DQNConfig(hidden_sizes=(16, 8)), seeds=[1, 2, 3])
+    observations = np.random.default_rng(0).integers(0, 2, size=(3, 40)).astype(np.float32)
+    acting = population.q_values_all(observations)
+    with torch.no_grad():
+        stacked = population.network(torch.from_numpy(observations)[:, None, :])[:, 0].numpy()
+    np.testing.assert_allclose(acting, stacked, rtol=1e-5, atol=1e-6)
+    for index in range(3):  # each member is an ordinary QNetwork (what checkpoints and probes hold)
+        single = QNetwork(40, (16, 8))
+        single.load_state_dict(population.network.member_state_dict(index))
+        with torch.no_grad():
+            expected = single(torch.from_numpy(observations[index])).numpy()
+        np.testing.assert_allclose(acting[index], expected, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            population.members[index].q_values(observations[index]), expected, rtol=1e-5, atol=1e-6
+        )
+
+
+def test_batched_learner_acting_path_equals_the_torch_forward_of_dense_observations() -> None:
+    config = world_config("sorrel_e3")
+    engine = BatchStagHunt(PRESET_POPULATIONS["all_can_hunt"], config, 4, seed=0)
+    engine.reset_worlds(np.arange(4))
+    sparse = engine.observe()
+    learner = BatchedDQN(
+        3,
+        engine.size,
+        sparse.indices.shape[1],
+        4,
+        engine.position_table,
+        DQNConfig(hidden_sizes=(16,)),
+        [4, 5, 6],
+    )
+    agents = np.tile(np.arange(3), 4)
+    acting = learner.q_values_rows(sparse, agents)
+    dense = engine.dense_observations(sparse)
+    for row, agent in enumerate(agents):
+        np.testing.assert_allclose(
+            acting[row], learner.members[agent].q_values(dense[row]), rtol=1e-5, atol=1e-5
+        )
+
+
+def test_double_dqn_target_by_hand_on_two_transitions() -> None:
+    rewards = torch.tensor([1.0, 3.0])
+    dones = torch.tensor([0.0, 1.0])
+    online_next = torch.tensor([[0.0, 5.0, 1.0, 0.0, 0.0], [9.0, 0.0, 0.0, 0.0, 0.0]])
+    target_next = torch.tensor([[7.0, 2.0, 8.0, 0.0, 0.0], [4.0, 0.0, 0.0, 0.0, 0.0]])
+    # Transition 1: online picks action 1, the target net values it 2 -> 1 + 0.9 * 2 = 2.8 (not 1 + 0.9 * 8).
+    # Transition 2: terminal -> its reward, 3.
+    targets = double_dqn_targets(rewards, dones, online_next, target_next, gamma=0.9)
+    np.testing.assert_allclose(targets.numpy(), [2.8, 3.0], rtol=1e-6)
+    n_step = n_step_double_dqn_targets(rewards, torch.tensor([0.81, 0.0]), online_next, target_next)
+    np.testing.assert_allclose(n_step.numpy(), [1.0 + 0.81 * 2.0, 3.0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("bootstrap", [True, False])
+def test_n_step_returns_by_hand(bootstrap: bool) -> None:
+    collector = NStepCollector(worlds=1, agents=1, width=1, n=2, gamma=0.5)
+    live = np.array([True])
+    emitted = []
+    for turn, reward in enumerate([1.0, 2.0, 3.0, 4.0]):
+        columns = collector.record(np.full((1, 1, 1), turn), np.zeros((1, 1)), np.full((1, 1), turn), live)
+        if columns is not None:
+            emitted.append(columns)
+        collector.add_rewards(np.array([[reward]]), live)
+    emitted.append(collector.finish(np.array([0]), np.full((1, 1, 1), 4), np.zeros((1, 1)), bootstrap))
+    merged = {name: np.concatenate([part[name] for part in emitted], axis=1)[0] for name in emitted[0]}
+    assert merged["actions"].tolist() == [0, 1, 2, 3]
+    np.testing.assert_allclose(merged["returns"], [1 + 0.5 * 2, 2 + 0.5 * 3, 3 + 0.5 * 4, 4])
+    assert merged["next_indices"][:, 0].tolist() == [2, 3, 4, 4]
+    expected = [0.25, 0.25, 0.25, 0.5] if bootstrap else [0.25, 0.25, 0.0, 0.0]
+    np.testing.assert_allclose(merged["discounts"], expected)
+
+
+def test_batched_learner_learns_a_one_state_bandit() -> None:
+    """Action 4 pays 1, the others 0, every transition terminal: Q(s, 4) -> 1, the rest -> 0."""
+    config = DQNConfig(
+        hidden_sizes=(16,), learning_rate=1e-2, batch_size=32, learning_starts=1, buffer_size=256
+    )
+    learner = BatchedDQN(2, 10, 3, 1, None, config, [0, 1])
+    actions = np.tile(np.arange(5), 40)[None].repeat(2, axis=0)
+    same = np.tile(np.array([1, 4, 10], dtype=np.int16), (2, 200, 1))  # index 10 pads
+    learner.store({"indices": same, "cells": np.zeros((2, 200), np.int16), "actions": actions,
+                   "returns": (actions == 4).astype(np.float32), "next_indices": same,
+                   "next_cells": np.zeros((2, 200), np.int16), "discounts": np.zeros((2, 200), np.float32)})  # fmt: skip
+    first = learner.update()
+    for _ in range(300):
+        last = learner.update()
+    assert last < first / 10
+    obs = np.zeros(10, dtype=np.float32)
+    obs[[1, 4]] = 1.0
+    for member in learner.members:
+        q_values = member.q_values(obs)
+        assert q_values.argmax() == 4 and abs(q_values[4] - 1.0) < 0.1 and np.abs(q_values[:4]).max() < 0.1
+
+
+TINY = DQNConfig(
+    hidden_sizes=(16,), batch_size=16, learning_starts=50, buffer_size=2_000, n_step=3, replay_ratio=1.0
+)
+
+
+def _tiny(worlds: int, **env) -> object:
+    return preset("all_can_hunt", world="sorrel_e3", learner=TINY, worlds=worlds, epsilon_decay_epochs=20,
+                  env=world_config("sorrel_e3", max_turns=12, **env))  # fmt: skip
+
+
+def test_batched_training_is_reproducible_per_seed_and_worlds() -> None:
+    first = train(_tiny(8), 40, probe_every=0, seed=3, progress=False)
+    again = train(_tiny(8), 40, probe_every=0, seed=3, progress=False)
+    columns = [c for c in first.training.columns if c != "seconds"]
+    assert first.training[columns].equals(again.training[columns])
+    assert first.population.updates_done > 0
+    for a, b in zip(
+        first.population.network.parameters(), again.population.network.parameters(), strict=True
+    ):
+        assert torch.equal(a, b)
+    other = train(_tiny(8), 40, probe_every=0, seed=4, progress=False)
+    assert not first.training[columns].equals(other.training[columns])
+
+
+def test_batched_training_with_probes_ends_like_without_and_writes_probe_rows(tmp_path) -> None:
+    quiet = train(_tiny(4), 30, probe_every=0, seed=1, progress=False)
+    probed = train(_tiny(4), 30, probe_every=10, seed=1, out_dir=tmp_path, progress=False)
+    for a, b in zip(
+        quiet.population.network.parameters(), probed.population.network.parameters(), strict=True
+    ):
+        assert torch.equal(a, b)
+    assert sorted(probed.intention["epoch"].unique()) == [0, 10, 20, 30]
+    assert probed.training["epoch"].tolist() == list(range(1, 31))
+    assert (tmp_path / "all_can_hunt" / "seed_1" / "checkpoints" / "epoch_30.pt").is_file()
+
+
+def test_one_world_turn_start_settings_keep_the_first_version_loop() -> None:
+    from cogames_lib.staghunt.train import uses_one_world_loop
+
+    assert uses_one_world_loop(preset("all_can_hunt"))
+    assert not uses_one_world_loop(preset("all_can_hunt", world="sorrel_e3", worlds=1))
+    assert not uses_one_world_loop(
+        replace(preset("all_can_hunt"), env=StagHuntConfig(observation_timing="before_act"))
+    )
