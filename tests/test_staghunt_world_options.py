@@ -8,7 +8,7 @@ import pytest
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.engine import StagHuntEngine, observation_size
 from cogames_lib.staghunt.env import EpisodeRunner, start_episode
-from cogames_lib.staghunt.maps import parse_map_text, random_map
+from cogames_lib.staghunt.maps import parse_stag_hunt_map_text, random_map
 from cogames_lib.staghunt.rules import CHANNEL_INDEX, HARE, PRESET_POPULATIONS, STAG, Action, AgentSpec
 from cogames_lib.staghunt.train import preset
 from cogames_lib.staghunt.world_config import StagHuntConfig, world_config
@@ -24,7 +24,7 @@ def crop_index(channel: str, d_row: int, d_col: int) -> int:
 
 
 def engine_on(text: str, positions, orientations, **options) -> StagHuntEngine:
-    grid = parse_map_text(text, "scenario")
+    grid = parse_stag_hunt_map_text(text, "scenario")
     engine = StagHuntEngine(HUNTERS[: len(positions)], **options)
     engine.reset(grid, grid.resources, positions, orientations)
     return engine

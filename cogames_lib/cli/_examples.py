@@ -37,6 +37,10 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         "cogames-lib probe train --condition all_can_hunt --epochs 20 --probe-every 10 --out reports/probe-demo",
         "one short training run with three probes",
     ),
+    "probe study": (
+        "cogames-lib probe study --world sorrel_e3 --seeds 2 --epochs 200 --probe-every 100 --out reports/study-demo",
+        "both conditions x 2 seeds with probes; the reference study used --seeds 5 --epochs 25000 --probe-every 1000",
+    ),
     "probe analyze": (
         "cogames-lib probe analyze reports/probe-demo",
         "its intention and behaviour summaries",

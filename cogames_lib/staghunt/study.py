@@ -88,7 +88,7 @@ def run_study(
     out = outdir.prepare_out_dir(out_dir, job="probe_study", name="--out", resume=resume, overwrite=overwrite,
                              params={"world": world, "conditions": list(conditions), "seeds": seeds,
                                      "epochs": epochs, "probe_every": probe_every})  # fmt: skip
-    configs = [replace(preset(condition, world=world), checkpoints="none") for condition in conditions]
+    configs = [replace(preset(condition, world=world), checkpoints="last") for condition in conditions]
     seed_list = list(range(seeds))
     train_many(configs, seed_list, epochs, probe_every, out / "runs", workers=workers, progress=progress,
                resume=True)  # fmt: skip
@@ -113,6 +113,7 @@ def run_study(
         "probe_every": probe_every,
         "code_version": outdir.code_version(),
         "wall_seconds": round(time.perf_counter() - started, 1),
+        "date": outdir.now_utc()[:10],
         "random_policy_stag_rate": {c: score.stags_per_episode for c, score in scores.items()},
         "random_policy_episodes": random_policy_episodes,
         "random_policy": {c: asdict(score) for c, score in scores.items()},
