@@ -18,7 +18,7 @@ QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
 SHELL := /bin/bash
 .SHELLFLAGS := -eo pipefail -c
 
-.PHONY: report test lint lab bench browser docs-screenshot clean-venv
+.PHONY: report test lint lab bench browser docs-screenshot docs-figures clean-venv
 
 # First use: one line per set-up step, and one per package while the pinned dependencies install.
 $(STAMP): requirements.lock pyproject.toml
@@ -63,6 +63,10 @@ lab: $(STAMP)
 # The README's picture of the report index, regenerated from a fresh report in headless Chromium.
 docs-screenshot: report browser
 	$(PY) -m cogames_lib.report.browser reports/$(REPORT)/index.html docs/report_index.png
+
+# The README's pictures of the committed stag-hunt reference study (data/staghunt_reference/).
+docs-figures: $(STAMP)
+	$(PY) -m cogames_lib.report.docs_figures
 
 bench: $(STAMP)
 	$(PY) -m cogames_lib bench
