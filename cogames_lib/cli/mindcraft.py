@@ -189,7 +189,7 @@ def run_compare(args: argparse.Namespace) -> int:
     print(format_table(table))
     if args.out is not None:
         from cogames_lib.plots.mindcraft import model_difference
-        from cogames_lib.report.notebook import show
+        from cogames_lib.report.display import show
 
         _write_tables(args.out, {"mindcraft_comparison": table})
         show(model_difference(table), args.out, "mindcraft_comparison")
