@@ -26,7 +26,7 @@ from cogames_lib.mindcraft.chunk import CHUNK_PRELOAD, Candidate, gc_paused, log
 from cogames_lib.mindcraft.discovery import SkippedFolder, TaskUnit, as_path_list
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text
 from cogames_lib.mindcraft.runs import build_run
-from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale
+from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale, may_have_copies
 from cogames_lib.parallel import FanOut
 
 AUTO_PARALLEL_LOGS = 2000
@@ -67,8 +67,9 @@ def _walk(
     progress: bool,
     chunk_size: int,
     max_bytes: int,
-) -> tuple[list[Found], list[tuple[Key, SkippedFolder]]]:
-    """(what each folder held, skipped entries with their keys); sort both by key for the walk order."""
+) -> tuple[list[Found], list[tuple[Key, SkippedFolder]], bool]:
+    """(what each folder held, skipped entries with their keys, whether two logs may be copies);
+    sort the first two by key for the walk order."""
     auto = workers is None
     pool_size = (os.cpu_count() or 1) if workers is None else workers
     pending: list[Candidate] = []
@@ -79,6 +80,7 @@ def _walk(
     skipped: list[tuple[Key, SkippedFolder]] = []
     walked: dict[str, str] = {}  # real path -> the path it was scanned under
     logs_seen = 0
+    hash_lists: list[list[int]] = []  # per chunk, the copy hashes of its logs
     # this process is one of the `pool_size` processes: it takes its share of every large level while
     # `pool_size - 1` workers take the rest (its own results need no pickling, and it would wait anyway)
     with FanOut(
@@ -104,9 +106,10 @@ def _walk(
             outputs: list[list[tuple[Any, ...]]] = []  # per chunk, one result per candidate
             position = 0
             while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
-                count, output = process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
+                count, output, hashes = process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
                 logs_seen += count
                 outputs.append(output)
+                hash_lists.append(hashes)
                 position += 1
             rest = fresh[position * chunk_size :]
             here = len(chunks) - position  # a level of one chunk is scanned here: a round trip costs more
@@ -120,11 +123,12 @@ def _walk(
                 theirs = _chunks(others, max(chunk_size, -(-len(others) // ((pool_size - 1) * 2))))
                 chunks[position:] = mine + theirs
                 here = len(mine)
-            for count, output in fan.map(
+            for count, output, hashes in fan.map(
                 process_chunk, _jobs(chunks[position:], definitions, max_bytes), log_count, here=here
             ):
                 logs_seen += count
                 outputs.append(output)
+                hash_lists.append(hashes)
             pending = []
             for chunk, output in zip(chunks, outputs, strict=True):
                 for candidate, (units, subfolders, scan_skipped, s3_marker) in zip(
@@ -162,7 +166,7 @@ def _walk(
                                 (*allowed, link_real),
                             )
                         pending.append(child)
-    return found, skipped
+    return found, skipped, may_have_copies(hash_lists)
 
 
 def _combine_partials(
@@ -227,7 +231,7 @@ def collect_runs(
     if max_bytes < 1:
         raise ParameterError(f"max_bytes: must be >= 1, got {max_bytes}")
     with gc_paused():
-        found, skipped = _walk(roots, definitions, workers, progress, chunk_size, max_bytes)
+        found, skipped, copies = _walk(roots, definitions, workers, progress, chunk_size, max_bytes)
         partials = [
             (key, number, unit, payload)
             for key, number, kind, unit, payload in found
@@ -240,7 +244,8 @@ def collect_runs(
         else:  # found is in walk order already once sorted by key
             found.sort(key=_walk_order)
             runs = [payload for _, _, _, _, payload in found]
-        marks = find_identical_copies(runs, display_text)
+        # the workers sent hashes of the logs' copy keys: without a repeat, no walk over every log here
+        marks = find_identical_copies(runs, display_text) if copies else {}
         by_run: dict[int, dict[int, str]] = {}
         for (run_position, outcome_position), reason in marks.items():
             by_run.setdefault(run_position, {})[outcome_position] = reason
