@@ -31,10 +31,13 @@ from cogames_lib.parallel import FanOut
 
 AUTO_PARALLEL_LOGS = 2000
 CHUNK_SIZE = 200
-# With a pool, this process scans HERE_SHARE / processes of a large level itself: less than an even
-# share, as it also unpickles what the workers send, merges it and checks for stale copies (with 2
-# processes on 20,000 logs that is ~25% of its share's time, measured: an even split left it last)
-HERE_SHARE = 0.8
+# With a pool, this process scans HERE_SHARE / processes of a large level itself and the workers get
+# WORKER_CHUNKS chunks each of the rest. Measured on 20,000 logs with 2 processes, best of 5 at load
+# ~0.9, (share, chunks) -> s: (0.8, 2) 0.44, (1.0, 2) 0.38, (1.0, 4) 0.36, (1.1, 4) 0.38, (1.2, 4) 0.40,
+# (1.1, 6) 0.40. More chunks make the last result (which nothing overlaps) smaller, but each costs a
+# round trip; this process's extra work (unpickling, merging) mostly overlaps the workers' last chunk.
+HERE_SHARE = 1.0
+WORKER_CHUNKS = 4
 
 Key = tuple[int, tuple[str, ...]]
 Found = tuple[
@@ -58,6 +61,49 @@ def _jobs(chunks: list[list[Candidate]], definitions: Mapping[str, Any], max_byt
         )
         for chunk in chunks
     ]
+
+
+def _merge(
+    chunk: list[Candidate],
+    output: list[tuple[Any, ...]],
+    found: list[Found],
+    skipped: list[tuple[Key, SkippedFolder]],
+    pending: list[Candidate],
+) -> None:
+    """Add what a chunk's folders held to `found` and `skipped`, their subfolders to `pending`."""
+    for candidate, (units, subfolders, scan_skipped, s3_marker) in zip(chunk, output, strict=True):
+        root_index, parts, path, depth, _, real, allowed = candidate
+        key = (root_index, parts)
+        for number, (kind, unit, payload) in enumerate(units):
+            found.append((key, number, kind, unit, payload))
+        if scan_skipped:
+            skipped.extend((key, item) for item in scan_skipped)
+        if not subfolders:
+            continue
+        hint = "s3_download" if s3_marker else "current"
+        prefix, real_prefix = path + os.sep, real + os.sep
+        for name, link_real in subfolders:
+            if link_real is None:
+                child = (
+                    root_index,
+                    (*parts, name),
+                    prefix + name,
+                    depth + 1,
+                    hint,
+                    real_prefix + name,
+                    allowed,
+                )
+            else:
+                child = (
+                    root_index,
+                    (*parts, name),
+                    prefix + name,
+                    depth + 1,
+                    hint,
+                    link_real,
+                    (*allowed, link_real),
+                )
+            pending.append(child)
 
 
 def _walk(
@@ -103,69 +149,36 @@ def _walk(
                     fresh.append(candidate)
             fresh.sort()  # by (root index, path parts) first: the walk order
             chunks = _chunks(fresh, chunk_size)
-            outputs: list[list[tuple[Any, ...]]] = []  # per chunk, one result per candidate
+            pending = []  # the next level, in key order: chunks are merged in order as they come
             position = 0
             while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
                 count, output, hashes = process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
                 logs_seen += count
-                outputs.append(output)
+                _merge(chunks[position], output, found, skipped, pending)
                 hash_lists.append(hashes)
                 position += 1
             rest = fresh[position * chunk_size :]
             here = len(chunks) - position  # a level of one chunk is scanned here: a round trip costs more
             if pool_size > 1 and len(rest) > chunk_size:
-                # this process keeps its share of the level in chunks (the bar moves); the workers get
-                # two large chunks each: every chunk carries the definitions its folders need and comes
+                # this process keeps its share of the level in chunks (the bar moves); the workers get a
+                # few large chunks each: every chunk carries the definitions its folders need and comes
                 # back as one message, so fewer chunks cost less on both sides
                 split = int(len(rest) * HERE_SHARE / pool_size)
                 own, others = rest[:split], rest[split:]
                 mine = _chunks(own, chunk_size)
-                theirs = _chunks(others, max(chunk_size, -(-len(others) // ((pool_size - 1) * 2))))
+                theirs = _chunks(
+                    others, max(chunk_size, -(-len(others) // ((pool_size - 1) * WORKER_CHUNKS)))
+                )
                 chunks[position:] = mine + theirs
                 here = len(mine)
-            for count, output, hashes in fan.map(
+            results = fan.map(
                 process_chunk, _jobs(chunks[position:], definitions, max_bytes), log_count, here=here
-            ):
+            )
+            for chunk, (count, output, hashes) in zip(chunks[position:], results, strict=True):
                 logs_seen += count
-                outputs.append(output)
+                # merged now: this process's own chunks while the workers still run
+                _merge(chunk, output, found, skipped, pending)
                 hash_lists.append(hashes)
-            pending = []
-            for chunk, output in zip(chunks, outputs, strict=True):
-                for candidate, (units, subfolders, scan_skipped, s3_marker) in zip(
-                    chunk, output, strict=True
-                ):
-                    root_index, parts, path, depth, _, real, allowed = candidate
-                    key = (root_index, parts)
-                    for number, (kind, unit, payload) in enumerate(units):
-                        found.append((key, number, kind, unit, payload))
-                    if scan_skipped:
-                        skipped.extend((key, item) for item in scan_skipped)
-                    if not subfolders:
-                        continue
-                    hint = "s3_download" if s3_marker else "current"
-                    prefix, real_prefix = path + os.sep, real + os.sep
-                    for name, link_real in subfolders:
-                        if link_real is None:
-                            child = (
-                                root_index,
-                                (*parts, name),
-                                prefix + name,
-                                depth + 1,
-                                hint,
-                                real_prefix + name,
-                                allowed,
-                            )
-                        else:
-                            child = (
-                                root_index,
-                                (*parts, name),
-                                prefix + name,
-                                depth + 1,
-                                hint,
-                                link_real,
-                                (*allowed, link_real),
-                            )
-                        pending.append(child)
     return found, skipped, may_have_copies(hash_lists)
 
 
