@@ -82,15 +82,17 @@ def _merge(
             continue
         hint = "s3_download" if s3_marker else "current"
         prefix, real_prefix = path + os.sep, real + os.sep
+        same = prefix == real_prefix  # no symlink on the way: one string for both, pickled once
         for name, link_real in subfolders:
             if link_real is None:
+                child_path = prefix + name
                 child = (
                     root_index,
                     (*parts, name),
-                    prefix + name,
+                    child_path,
                     depth + 1,
                     hint,
-                    real_prefix + name,
+                    child_path if same else real_prefix + name,
                     allowed,
                 )
             else:
