@@ -190,19 +190,42 @@ class FanOut:
         function: Callable[[Any], Any],
         tasks: Iterable[Any],
         advance: Callable[[Any, Any], int] | None = None,
+        here: int = 0,
     ) -> Iterator[Any]:
         """`function(task)` for every task, yielded in task order. `function` must be importable by name
-        (a module-level function) for the process and Dask backends."""
+        (a module-level function) for the process and Dask backends.
+
+        here: the first `here` tasks run in this process, while the workers run the others (submitted
+        before this returns). The calling process is then one more worker instead of waiting idle, and
+        its own results are never pickled: on a machine with as many cores as processes, a pool of
+        `cores - 1` workers plus `here` gives each core a share."""
         tasks = list(tasks)
         if not tasks:
             return iter(())
+        if isinstance(here, bool) or not isinstance(here, int) or here < 0:
+            raise ParameterError(f"here: must be an integer >= 0, got {here!r}")
         tokens = list(range(self._token, self._token + len(tasks)))
         self._token += len(tasks)
-        if self.backend == "serial":
+        if self.backend == "serial" or here >= len(tasks):
             return self._serial(function, tasks, tokens, advance)
+        remote, remote_tokens = tasks[here:], tokens[here:]
         if self.backend == "process":
-            return self._ordered(self._submit_local(function, tasks, tokens), tasks, advance)
-        return self._ordered(self._submit_dask(function, tasks, tokens), tasks, advance)
+            futures = self._submit_local(function, remote, remote_tokens)
+        else:
+            futures = self._submit_dask(function, remote, remote_tokens)
+        later = self._ordered(futures, remote, advance)
+        if not here:
+            return later
+        return self._here_then(self._serial(function, tasks[:here], tokens[:here], advance), later)
+
+    @staticmethod
+    def _here_then(first: Iterator[Any], later: Iterator[Any]) -> Iterator[Any]:
+        try:
+            yield from first
+        except BaseException:
+            later.close()  # cancels the submitted tasks that have not started
+            raise
+        yield from later
 
     def _serial(
         self, function: Work, tasks: list[Any], tokens: list[int], advance: Advance | None

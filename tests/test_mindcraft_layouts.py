@@ -150,6 +150,21 @@ def test_identical_copies_that_cannot_be_told_apart_are_all_stale(tmp_path: Path
     assert statuses == {"LOG_FILE_ERROR"}
 
 
+@pytest.mark.parametrize("start", [START, None])
+def test_copies_read_by_different_processes_are_found_alike(tmp_path: Path, start: int | None) -> None:
+    exp = tmp_path / "exp"
+    for number in range(2, 6):  # the parent scans the first folders, the worker the copy in task_6
+        log(exp / f"task_{number}", "Andy_0_0.json", SCORE(number), start=START + number * 600_000)
+    original = log(exp / "task_1", "Andy_0_0.json", SCORE(1), start=start)
+    (exp / "task_6").mkdir()
+    shutil.copyfile(original, exp / "task_6" / "Andy_0_0.json")
+    one, _ = collect_runs([str(exp)], {}, workers=1)
+    two, _ = collect_runs([str(exp)], {}, workers=2, chunk_size=1)
+    stale = {run["task_id"] for run in two if run["stale_log_count"]}
+    assert stale == {"task_1", "task_6"}  # no partners to tell the original by: both are stale
+    assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
+
+
 def test_end_reasons_tell_timeouts_and_missing_agents_apart_where_logs_can(tmp_path: Path) -> None:
     exp = tmp_path / "exp"
     log(exp / "legacy_timeout", "Andy_0_0.json", "Task timeout reached ended with code : 4")
@@ -210,11 +225,11 @@ def test_automatic_workers_switch_to_a_pool_mid_walk_with_identical_results(mixe
     started = []
     original = collect.FanOut.map
 
-    def recording_map(self, function, tasks, advance=None):  # type: ignore[no-untyped-def]
+    def recording_map(self, function, tasks, advance=None, here=0):  # type: ignore[no-untyped-def]
         tasks = list(tasks)
-        if tasks:
+        if len(tasks) > here:  # some tasks went to the workers
             started.append(self.backend)
-        return original(self, function, tasks, advance)
+        return original(self, function, tasks, advance, here)
 
     monkeypatch.setattr(collect.FanOut, "map", recording_map)
     auto, _ = collect_runs([str(mixed_root)], {}, workers=None, chunk_size=1)

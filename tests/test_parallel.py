@@ -141,3 +141,25 @@ def test_the_dask_backend_gives_the_same_results_and_the_same_crash_report() -> 
             fan_out(_fails_on_seven, TASKS, backend="dask", scheduler=client, progress=False)
         assert "_fails_on_seven" in caught.value.traceback_text
         assert client.status == "running"  # a client the caller passed in is left open
+
+
+def _pid_of(value: int) -> tuple[int, int]:
+    return value, os.getpid()
+
+
+def test_here_runs_the_first_tasks_in_this_process_and_the_rest_on_the_workers() -> None:
+    with FanOut(workers=2, backend="process", progress=False) as fan:
+        results = list(fan.map(_pid_of, range(8), here=3))
+    assert [value for value, _ in results] == list(range(8))  # task order, as without `here`
+    assert {pid for _, pid in results[:3]} == {os.getpid()}
+    assert os.getpid() not in {pid for _, pid in results[3:]}
+    with FanOut(workers=2, backend="process", progress=False) as fan:  # more than all: no pool at all
+        assert [pid for _, pid in fan.map(_pid_of, range(3), here=5)] == [os.getpid()] * 3
+        assert fan._pool is None
+        with pytest.raises(ParameterError, match="here"):
+            fan.map(_pid_of, range(3), here=-1)
+
+
+def test_a_failure_among_the_local_tasks_cancels_the_submitted_ones() -> None:
+    with FanOut(workers=2, backend="process", progress=False) as fan, pytest.raises(TaskError, match="7"):
+        list(fan.map(_fails_on_seven, [7, 1, 2, 3], here=1))

@@ -11,6 +11,7 @@ from typing import Any
 
 from cogames_lib.mindcraft.discovery import scan_folder
 from cogames_lib.mindcraft.runs import build_run, read_unit
+from cogames_lib.mindcraft.stale import copy_hashes
 from cogames_lib.mindcraft.tasks import task_definition_metrics
 
 CHUNK_PRELOAD = ["cogames_lib.mindcraft.chunk"]  # what a forkserver imports once for the workers
@@ -57,12 +58,16 @@ def cached_metrics(task_id: str, definition: Any) -> dict[str, Any]:
     return metrics
 
 
-def process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> tuple[int, list[tuple[Any, ...]]]:
+ChunkOutput = tuple[int, list[tuple[Any, ...]], list[int]]
+
+
+def process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> ChunkOutput:
     """Scan each candidate of a (chunk, definitions, max bytes) job; parse what it holds.
-    Returns (logs read, one result per candidate)."""
+    Returns (logs read, one result per candidate, `copy_hashes` of its logs for the stale check)."""
     with gc_paused():
         chunk, definitions, max_bytes = job
         results = []
+        hashes: list[int] = []
         logs_read = 0
         for candidate in chunk:
             path, depth, hint, real, allowed = candidate[2:]
@@ -73,6 +78,7 @@ def process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> tuple[
                 logs_read += len(outcomes)
                 if unit.layout in ("per_run", "flat"):  # combined in the parent, with its sibling folders
                     units.append(("partial", unit._replace(logs=()), outcomes))
+                    hashes += copy_hashes(outcomes)  # a superset: the parent may mark some stale
                     continue
                 definition = definitions.get(unit.task_id)
                 run = build_run(
@@ -86,10 +92,11 @@ def process_chunk(job: tuple[list[Candidate], Mapping[str, Any], int]) -> tuple[
                     unit_key=real,
                 )
                 units.append(("run", None, run))  # the unit is not needed back: smaller results
+                hashes += copy_hashes(run["agent_outcomes"])
             results.append((units, scan.subfolders, scan.skipped, scan.s3_marker))
-        return logs_read, results
+        return logs_read, results, hashes
 
 
-def log_count(job: Any, output: tuple[int, list[tuple[Any, ...]]]) -> int:
+def log_count(job: Any, output: ChunkOutput) -> int:
     """Logs read in a chunk (the progress bar counts logs; the automatic pool starts on them)."""
     return output[0]

@@ -26,11 +26,18 @@ from cogames_lib.mindcraft.chunk import CHUNK_PRELOAD, Candidate, gc_paused, log
 from cogames_lib.mindcraft.discovery import SkippedFolder, TaskUnit, as_path_list
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text
 from cogames_lib.mindcraft.runs import build_run
-from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale
+from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale, may_have_copies
 from cogames_lib.parallel import FanOut
 
 AUTO_PARALLEL_LOGS = 2000
 CHUNK_SIZE = 200
+# With a pool, this process scans HERE_SHARE / processes of a large level itself and the workers get
+# WORKER_CHUNKS chunks each of the rest. Measured on 20,000 logs with 2 processes, best of 5 at load
+# ~0.9, (share, chunks) -> s: (0.8, 2) 0.44, (1.0, 2) 0.38, (1.0, 4) 0.36, (1.1, 4) 0.38, (1.2, 4) 0.40,
+# (1.1, 6) 0.40. More chunks make the last result (which nothing overlaps) smaller, but each costs a
+# round trip; this process's extra work (unpickling, merging) mostly overlaps the workers' last chunk.
+HERE_SHARE = 1.0
+WORKER_CHUNKS = 4
 
 Key = tuple[int, tuple[str, ...]]
 Found = tuple[
@@ -56,6 +63,51 @@ def _jobs(chunks: list[list[Candidate]], definitions: Mapping[str, Any], max_byt
     ]
 
 
+def _merge(
+    chunk: list[Candidate],
+    output: list[tuple[Any, ...]],
+    found: list[Found],
+    skipped: list[tuple[Key, SkippedFolder]],
+    pending: list[Candidate],
+) -> None:
+    """Add what a chunk's folders held to `found` and `skipped`, their subfolders to `pending`."""
+    for candidate, (units, subfolders, scan_skipped, s3_marker) in zip(chunk, output, strict=True):
+        root_index, parts, path, depth, _, real, allowed = candidate
+        key = (root_index, parts)
+        for number, (kind, unit, payload) in enumerate(units):
+            found.append((key, number, kind, unit, payload))
+        if scan_skipped:
+            skipped.extend((key, item) for item in scan_skipped)
+        if not subfolders:
+            continue
+        hint = "s3_download" if s3_marker else "current"
+        prefix, real_prefix = path + os.sep, real + os.sep
+        same = prefix == real_prefix  # no symlink on the way: one string for both, pickled once
+        for name, link_real in subfolders:
+            if link_real is None:
+                child_path = prefix + name
+                child = (
+                    root_index,
+                    (*parts, name),
+                    child_path,
+                    depth + 1,
+                    hint,
+                    child_path if same else real_prefix + name,
+                    allowed,
+                )
+            else:
+                child = (
+                    root_index,
+                    (*parts, name),
+                    prefix + name,
+                    depth + 1,
+                    hint,
+                    link_real,
+                    (*allowed, link_real),
+                )
+            pending.append(child)
+
+
 def _walk(
     roots: list[str],
     definitions: Mapping[str, Any],
@@ -63,8 +115,9 @@ def _walk(
     progress: bool,
     chunk_size: int,
     max_bytes: int,
-) -> tuple[list[Found], list[tuple[Key, SkippedFolder]]]:
-    """(what each folder held, skipped entries with their keys); sort both by key for the walk order."""
+) -> tuple[list[Found], list[tuple[Key, SkippedFolder]], bool]:
+    """(what each folder held, skipped entries with their keys, whether two logs may be copies);
+    sort the first two by key for the walk order."""
     auto = workers is None
     pool_size = (os.cpu_count() or 1) if workers is None else workers
     pending: list[Candidate] = []
@@ -75,8 +128,16 @@ def _walk(
     skipped: list[tuple[Key, SkippedFolder]] = []
     walked: dict[str, str] = {}  # real path -> the path it was scanned under
     logs_seen = 0
+    hash_lists: list[list[int]] = []  # per chunk, the copy hashes of its logs
+    # this process is one of the `pool_size` processes: it takes its share of every large level while
+    # `pool_size - 1` workers take the rest (its own results need no pickling, and it would wait anyway)
     with FanOut(
-        workers=pool_size, progress=progress, description="agent logs", unit="log", preload=CHUNK_PRELOAD
+        workers=max(1, pool_size - 1),
+        backend="process" if pool_size > 1 else "serial",
+        progress=progress,
+        description="agent logs",
+        unit="log",
+        preload=CHUNK_PRELOAD,
     ) as fan:
         while pending:
             fresh: list[Candidate] = []
@@ -90,61 +151,37 @@ def _walk(
                     fresh.append(candidate)
             fresh.sort()  # by (root index, path parts) first: the walk order
             chunks = _chunks(fresh, chunk_size)
-            outputs: list[list[tuple[Any, ...]]] = []  # per chunk, one result per candidate
+            pending = []  # the next level, in key order: chunks are merged in order as they come
             position = 0
             while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
-                count, output = process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
+                count, output, hashes = process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
                 logs_seen += count
-                outputs.append(output)
+                _merge(chunks[position], output, found, skipped, pending)
+                hash_lists.append(hashes)
                 position += 1
             rest = fresh[position * chunk_size :]
-            if pool_size > 1 and rest:
-                # a pool gets about four large chunks a worker: each chunk carries the definitions its
-                # folders need and comes back as one message, so fewer chunks cost less on both sides
-                chunks[position:] = _chunks(rest, max(chunk_size, -(-len(rest) // (pool_size * 4))))
-            for count, output in fan.map(
-                process_chunk, _jobs(chunks[position:], definitions, max_bytes), log_count
-            ):
+            here = len(chunks) - position  # a level of one chunk is scanned here: a round trip costs more
+            if pool_size > 1 and len(rest) > chunk_size:
+                # this process keeps its share of the level in chunks (the bar moves); the workers get a
+                # few large chunks each: every chunk carries the definitions its folders need and comes
+                # back as one message, so fewer chunks cost less on both sides
+                split = int(len(rest) * HERE_SHARE / pool_size)
+                own, others = rest[:split], rest[split:]
+                mine = _chunks(own, chunk_size)
+                theirs = _chunks(
+                    others, max(chunk_size, -(-len(others) // ((pool_size - 1) * WORKER_CHUNKS)))
+                )
+                chunks[position:] = mine + theirs
+                here = len(mine)
+            results = fan.map(
+                process_chunk, _jobs(chunks[position:], definitions, max_bytes), log_count, here=here
+            )
+            for chunk, (count, output, hashes) in zip(chunks[position:], results, strict=True):
                 logs_seen += count
-                outputs.append(output)
-            pending = []
-            for chunk, output in zip(chunks, outputs, strict=True):
-                for candidate, (units, subfolders, scan_skipped, s3_marker) in zip(
-                    chunk, output, strict=True
-                ):
-                    root_index, parts, path, depth, _, real, allowed = candidate
-                    key = (root_index, parts)
-                    for number, (kind, unit, payload) in enumerate(units):
-                        found.append((key, number, kind, unit, payload))
-                    if scan_skipped:
-                        skipped.extend((key, item) for item in scan_skipped)
-                    if not subfolders:
-                        continue
-                    hint = "s3_download" if s3_marker else "current"
-                    prefix, real_prefix = path + os.sep, real + os.sep
-                    for name, link_real in subfolders:
-                        if link_real is None:
-                            child = (
-                                root_index,
-                                (*parts, name),
-                                prefix + name,
-                                depth + 1,
-                                hint,
-                                real_prefix + name,
-                                allowed,
-                            )
-                        else:
-                            child = (
-                                root_index,
-                                (*parts, name),
-                                prefix + name,
-                                depth + 1,
-                                hint,
-                                link_real,
-                                (*allowed, link_real),
-                            )
-                        pending.append(child)
-    return found, skipped
+                # merged now: this process's own chunks while the workers still run
+                _merge(chunk, output, found, skipped, pending)
+                hash_lists.append(hashes)
+    return found, skipped, may_have_copies(hash_lists)
 
 
 def _combine_partials(
@@ -209,7 +246,7 @@ def collect_runs(
     if max_bytes < 1:
         raise ParameterError(f"max_bytes: must be >= 1, got {max_bytes}")
     with gc_paused():
-        found, skipped = _walk(roots, definitions, workers, progress, chunk_size, max_bytes)
+        found, skipped, copies = _walk(roots, definitions, workers, progress, chunk_size, max_bytes)
         partials = [
             (key, number, unit, payload)
             for key, number, kind, unit, payload in found
@@ -222,7 +259,8 @@ def collect_runs(
         else:  # found is in walk order already once sorted by key
             found.sort(key=_walk_order)
             runs = [payload for _, _, _, _, payload in found]
-        marks = find_identical_copies(runs, display_text)
+        # the workers sent hashes of the logs' copy keys: without a repeat, no walk over every log here
+        marks = find_identical_copies(runs, display_text) if copies else {}
         by_run: dict[int, dict[int, str]] = {}
         for (run_position, outcome_position), reason in marks.items():
             by_run.setdefault(run_position, {})[outcome_position] = reason

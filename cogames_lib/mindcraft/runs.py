@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import operator
 import os
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -154,7 +155,8 @@ def build_run(
     The experiment is the folder itself for the `flat` and `per_run` layouts (their logs sit in or
     below it), else the folder's parent.
     """
-    experiment_root = folder if layout in ("flat", "per_run") else folder.rpartition(os.sep)[0]
+    # interned: every task of an experiment then shares one string, pickled once per worker message
+    experiment_root = sys.intern(folder if layout in ("flat", "per_run") else folder.rpartition(os.sep)[0])
     task_type = task_type_of(task_id, task_definition)
     scale = _score_scale(task_type, outcomes)
     for outcome in outcomes:  # a loop, not any(<generator>): this runs for every task
@@ -188,7 +190,7 @@ def build_run(
     return {
         "task_id": task_id,
         "folder_path": folder,
-        "experiment": experiment_root.rpartition(os.sep)[2],
+        "experiment": sys.intern(experiment_root.rpartition(os.sep)[2]),
         "experiment_path": experiment_root,
         "model_name": model_name,
         "task_type": task_type,

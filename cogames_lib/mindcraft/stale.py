@@ -87,6 +87,28 @@ def _same_bytes(first: str, second: str) -> bool:
         return False
 
 
+def copy_hashes(outcomes: list[dict[str, Any]]) -> list[int]:
+    """Hashes of the (size, taskStart, turn count) keys `find_identical_copies` groups logs by, for the
+    logs it could mark. A worker sends these instead of the parent walking every outcome again:
+    identical keys give identical hashes in any process (no string or None is hashed: None's hash
+    is its address, which differs between spawned processes), and a collision only costs a full check."""
+    return [
+        hash((size, -1 if (start := o["task_start_ms"]) is None else start, o["turn_count"]))
+        for o in outcomes
+        if (size := o["file_size_bytes"]) and o["agent_log_processed"] and o.get("source_path")
+    ]
+
+
+def may_have_copies(hash_lists: list[list[int]]) -> bool:
+    """False when no two logs share a `copy_hashes` key: then no log is a byte-identical copy."""
+    seen: set[int] = set()
+    total = 0
+    for hashes in hash_lists:
+        seen.update(hashes)
+        total += len(hashes)
+    return len(seen) < total
+
+
 def find_identical_copies(
     runs: list[dict[str, Any]], display: Callable[[str], str]
 ) -> dict[tuple[int, int], str]:
