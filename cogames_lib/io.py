@@ -80,6 +80,33 @@ def write_json(path: str | os.PathLike[str], data: Any, *, sort_keys: bool = Fal
     return write_text(path, json.dumps(data, indent=2, sort_keys=sort_keys) + "\n")
 
 
+def read_json_object(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The JSON object in `path`, or None if the file is missing, unreadable, not JSON or not an object
+    (a manifest or summary a crashed or foreign run left is treated as absent, not as an error)."""
+    file = Path(path)
+    if not file.is_file():
+        return None
+    try:
+        data = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def as_json(value: Any) -> Any:
+    """`value` as it reads back from JSON (tuples become lists, paths and other objects their str)."""
+    return json.loads(json.dumps(value, default=str))
+
+
+def empty_dir(folder: str | os.PathLike[str]) -> None:
+    """Delete everything inside `folder` (sub-folders too; a symlink goes, never what it points to)."""
+    for entry in Path(folder).iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
 def write_csv(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     """A DataFrame as CSV without its index."""
     return write_with(path, lambda temporary: frame.to_csv(temporary, index=False))

@@ -14,7 +14,6 @@ took from disk, so a report can say "resumed 240 of 256 episodes computed on <da
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.io import write_json
+from cogames_lib.io import as_json, empty_dir, read_json_object, write_json
 from cogames_lib.paths import PROJECT_ROOT
 
 MANIFEST_FILE = "manifest.json"
@@ -45,25 +44,13 @@ def code_version(root: str | os.PathLike[str] = PROJECT_ROOT) -> str | None:
     return (completed.stdout.strip() or None) if completed.returncode == 0 else None
 
 
-def _plain_json(value: Any) -> Any:
-    """`value` as it reads back from JSON (tuples become lists, paths and other objects their str)."""
-    return json.loads(json.dumps(value, default=str))
-
-
 def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
 def read_manifest(out_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The manifest of a folder a run wrote, or None if it has none."""
-    path = Path(out_dir) / MANIFEST_FILE
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return read_json_object(Path(out_dir) / MANIFEST_FILE)
 
 
 def prepare_out_dir(
@@ -126,7 +113,7 @@ def _prepare(
             )
     if folder.exists() and not folder.is_dir():
         raise ParameterError(f"{name}: {str(folder)!r} exists and is not a folder")
-    recorded = _plain_json(dict(params))
+    recorded = as_json(dict(params))
     current_code = code_version()
     earlier = None
     if folder.is_dir() and any(folder.iterdir()):
@@ -161,11 +148,7 @@ def discard_out_dir(out_dir: str | os.PathLike[str], existed: bool) -> None:
     if not folder.is_dir():
         return
     if existed:
-        for entry in folder.iterdir():
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
+        empty_dir(folder)
     else:
         shutil.rmtree(folder)
 
@@ -242,11 +225,7 @@ def _check_earlier_run(
             "it; choose a new or empty folder (its files are never deleted)"
         )
     if overwrite:
-        for entry in folder.iterdir():
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry)
-            else:
-                entry.unlink()
+        empty_dir(folder)
         return None
     earlier = manifest.get("parameters", {})
     if manifest.get("job") != job:

@@ -8,6 +8,9 @@ consumer (Python's `random`, numpy's legacy and new generators, torch) accepts t
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
+
+from cogames_lib.errors import ParameterError
 
 SEED_BITS = 31
 _FIELD_SEPARATOR = "\x1f"  # a character no policy or diagnostic name contains
@@ -18,3 +21,12 @@ def stable_hash(*parts: object, bits: int = SEED_BITS) -> int:
     text = _FIELD_SEPARATOR.join(str(part) for part in parts)
     digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
     return int.from_bytes(digest, "big") >> (64 - bits)
+
+
+def seed_list(seeds: int | Iterable[int], parameter: str) -> list[int]:
+    """`seeds` as a list: a count k means seeds 0..k-1, otherwise the given seeds; a one-line
+    `ParameterError` naming `parameter` when there are none."""
+    chosen = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
+    if not chosen:
+        raise ParameterError(f"{parameter}: need at least one seed")
+    return chosen

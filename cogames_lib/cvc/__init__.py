@@ -6,8 +6,9 @@ start PettingZoo: only `CogsVsClipsEnv` needs it.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from cogames_lib import lazy
 
 _EXPORTS = {
     "CHANNEL": "cogames_lib.cvc.observation",
@@ -28,8 +29,4 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'cogames_lib.cvc' has no attribute {name!r}")
-    if not _EXPORTS[name]:  # a submodule
-        return importlib.import_module(f"{__name__}.{name}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+    return lazy.load(__name__, _EXPORTS, name)

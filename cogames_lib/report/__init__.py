@@ -8,8 +8,9 @@ Names are imported lazily so that a notebook importing the helpers does not pay 
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from cogames_lib import lazy
 
 _EXPORTS = {
     "ExecutionResult": "cogames_lib.report.execute",
@@ -28,6 +29,4 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'cogames_lib.report' has no attribute {name!r}")
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+    return lazy.load(__name__, _EXPORTS, name)

@@ -48,11 +48,4 @@ def write_summary(out_dir: str | os.PathLike[str], headline: Mapping[str, Any]) 
 
 
 def read_summary(out_dir: str | os.PathLike[str]) -> dict[str, Any] | None:
-    path = Path(out_dir) / SUMMARY_FILE
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return io.read_json_object(Path(out_dir) / SUMMARY_FILE)

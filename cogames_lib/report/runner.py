@@ -12,7 +12,6 @@ the episodes on disk) or `overwrite=True` (delete it first; what `make report` d
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass
@@ -129,7 +128,7 @@ def _record_parameters(folder: Path, parameters: dict) -> None:
     if manifest is not None:
         io.write_json(
             folder / outdir.MANIFEST_FILE,
-            {**manifest, "parameters": json.loads(json.dumps(parameters, default=str))},
+            {**manifest, "parameters": io.as_json(parameters)},
         )
 
 

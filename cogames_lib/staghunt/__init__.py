@@ -21,12 +21,21 @@ PettingZoo; `DQNConfig` or `train` do.
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import Any
 
-_EXPORTS = {
+from cogames_lib import lazy
+
+
+def _conditions() -> tuple[str, ...]:
+    """The population presets' names (read from the rules on first use)."""
+    from cogames_lib.staghunt.rules import PRESET_POPULATIONS
+
+    return tuple(PRESET_POPULATIONS)
+
+
+_EXPORTS: dict[str, lazy.Source] = {
     "BatchStagHunt": "cogames_lib.staghunt.batch_engine",
     "RandomPolicyScore": "cogames_lib.staghunt.baselines",
     "STUDY_LEARNER": "cogames_lib.staghunt.train",
@@ -69,7 +78,7 @@ _EXPORTS = {
     "train": "cogames_lib.staghunt.train",
     "train_many": "cogames_lib.staghunt.runs",
     "validate_probe_parameters": "cogames_lib.staghunt.parameters",
-    "CONDITIONS": "",
+    "CONDITIONS": _conditions,
     "CHECKPOINT_MODES": "cogames_lib.staghunt.checkpoints",
     "ProbeStudy": "cogames_lib.staghunt.study_tables",
     "load_probe_study": "cogames_lib.staghunt.study_tables",
@@ -85,13 +94,7 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module 'cogames_lib.staghunt' has no attribute {name!r}")
-    if name == "CONDITIONS":  # the population presets' names
-        from cogames_lib.staghunt.rules import PRESET_POPULATIONS
-
-        return tuple(PRESET_POPULATIONS)
-    return getattr(importlib.import_module(_EXPORTS[name]), name)
+    return lazy.load(__name__, _EXPORTS, name)
 
 
 class _Package(types.ModuleType):

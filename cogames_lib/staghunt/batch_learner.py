@@ -19,12 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 import torch
-from torch import nn
 
-from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.batch_engine import SparseObservations
-from cogames_lib.staghunt.learner import DQNAgent, DQNConfig
-from cogames_lib.staghunt.networks import BatchedMLP, n_step_double_dqn_targets
+from cogames_lib.staghunt.learner import DQNAgent, DQNConfig, QLearnerCore
+from cogames_lib.staghunt.networks import n_step_double_dqn_targets
 from cogames_lib.staghunt.rules import NUM_ACTIONS
 
 
@@ -120,32 +118,20 @@ class NStepCollector:
                 "next_cells": swap(next_cells), "discounts": swap(discounts).astype(np.float32)}  # fmt: skip
 
 
-class BatchedDQN:
+class BatchedDQN(QLearnerCore):
     """The learners of one run, fed by `worlds` lockstep worlds. Exposes what probes and checkpoints use
     (`members`, `network`, `rngs`, `config`, `observation_size`, `state_dict`) like `DQNPopulation`."""
 
     def __init__(self, num_agents: int, observation_size: int, width: int, worlds: int,
                  position_table: np.ndarray | None, config: DQNConfig, seeds: Sequence[int]) -> None:  # fmt: skip
-        if len(seeds) != num_agents:
-            raise ParameterError(f"need one seed per agent, got {len(seeds)} for {num_agents}")
-        self.config, self.observation_size, self.worlds = config, observation_size, worlds
-        self.network = BatchedMLP(num_agents, observation_size, config.hidden_sizes, seeds)
-        self.target_network = BatchedMLP(num_agents, observation_size, config.hidden_sizes, seeds)
-        self.target_network.load_state_dict(self.network.state_dict())
-        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, fused=True)
+        super().__init__(num_agents, observation_size, config, seeds)
+        self.worlds = worlds
         self.replay = StackedReplay(num_agents, config.buffer_size, width)
         self.collector = NStepCollector(worlds, num_agents, width, config.n_step, config.gamma)
-        self.rngs = [np.random.default_rng(int(seed)) for seed in seeds]
         self.position_table = None if position_table is None else torch.from_numpy(position_table)
         self.members = [DQNAgent(self, index) for index in range(num_agents)]  # type: ignore[arg-type]
         self.update_credit = 0.0
         self.transitions_seen = 0
-        self.updates_done = 0
-        self.last_loss = float("nan")
-
-    @property
-    def num_agents(self) -> int:
-        return len(self.members)
 
     # --- acting --------------------------------------------------------------------------------------
 
@@ -231,18 +217,7 @@ class BatchedDQN:
             targets = n_step_double_dqn_targets(
                 returns, discounts, self.network(next_obs), self.target_network(next_obs)
             )
-        per_element = nn.functional.huber_loss(
-            predicted, targets, reduction="none", delta=self.config.huber_delta
-        )
-        loss = per_element.mean(dim=1).sum()  # sum over agents of each agent's mean loss
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        self.optimizer.step()
-        self.updates_done += 1
-        if self.updates_done % self.config.target_update_every == 0:
-            self.target_network.load_state_dict(self.network.state_dict())
-        self.last_loss = float(loss.detach()) / self.num_agents
-        return self.last_loss
+        return self.descend(predicted, targets)
 
     def state_dict(self) -> dict:
         """Same layout as `DQNPopulation.state_dict` (checkpoints load with `load_checkpoint`)."""

@@ -78,15 +78,15 @@ class ReplayBuffer:
         return rng.integers(0, self.size, size=batch_size)
 
 
-class DQNPopulation:
-    """The learners of one training run (one member per agent), updated in lockstep."""
+class QLearnerCore:
+    """What both learners (`DQNPopulation`, one world; `BatchedDQN`, lockstep worlds) share: one seeded
+    online network per agent (stacked), its target copy and fused Adam, one generator per agent, and the
+    gradient step that ends every update. Each learner samples its own batch and computes its own targets."""
+
+    members: list[DQNAgent]
 
     def __init__(
-        self,
-        num_agents: int,
-        observation_size: int,
-        config: DQNConfig,
-        seeds: Sequence[int],
+        self, num_agents: int, observation_size: int, config: DQNConfig, seeds: Sequence[int]
     ) -> None:
         if len(seeds) != num_agents:
             raise ParameterError(f"need one seed per agent, got {len(seeds)} for {num_agents}")
@@ -97,16 +97,45 @@ class DQNPopulation:
         self.target_network.load_state_dict(self.network.state_dict())
         # fused Adam: one kernel per step instead of several per tensor (updates dominate training time)
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, fused=True)
-        self.buffers = [ReplayBuffer(config.buffer_size, observation_size) for _ in range(num_agents)]
         self.rngs = [np.random.default_rng(int(seed)) for seed in seeds]
-        self.members = [DQNAgent(self, index) for index in range(num_agents)]
-        self.turns_seen = 0
         self.updates_done = 0
         self.last_loss = float("nan")
 
     @property
     def num_agents(self) -> int:
         return len(self.members)
+
+    def descend(self, predicted: torch.Tensor, targets: torch.Tensor) -> float:
+        """One optimizer step on the Huber loss of (agents, batch) predicted vs target Q-values; the target
+        network is synced every `target_update_every` updates. Returns the mean loss per agent."""
+        per_element = nn.functional.huber_loss(
+            predicted, targets, reduction="none", delta=self.config.huber_delta
+        )
+        loss = per_element.mean(dim=1).sum()  # sum over agents of each agent's mean loss
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        self.optimizer.step()
+        self.updates_done += 1
+        if self.updates_done % self.config.target_update_every == 0:
+            self.target_network.load_state_dict(self.network.state_dict())
+        self.last_loss = float(loss.detach()) / self.num_agents
+        return self.last_loss
+
+
+class DQNPopulation(QLearnerCore):
+    """The learners of one training run (one member per agent), updated in lockstep."""
+
+    def __init__(
+        self,
+        num_agents: int,
+        observation_size: int,
+        config: DQNConfig,
+        seeds: Sequence[int],
+    ) -> None:
+        super().__init__(num_agents, observation_size, config, seeds)
+        self.buffers = [ReplayBuffer(config.buffer_size, observation_size) for _ in range(num_agents)]
+        self.members = [DQNAgent(self, index) for index in range(num_agents)]
+        self.turns_seen = 0
 
     def q_values_all(self, observations: np.ndarray) -> np.ndarray:
         """(agents, obs) -> (agents, 5): each agent's Q-values for its own observation, one forward."""
@@ -159,18 +188,7 @@ class DQNPopulation:
         with torch.no_grad():  # s' outside the graph: the backward pass then only spans the batch of s
             online_next, target_next = self.network(next_obs), self.target_network(next_obs)
             targets = double_dqn_targets(rewards, dones, online_next, target_next, self.config.gamma)
-        per_element = nn.functional.huber_loss(
-            predicted, targets, reduction="none", delta=self.config.huber_delta
-        )
-        loss = per_element.mean(dim=1).sum()  # sum over agents of each agent's mean loss
-        self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        self.optimizer.step()
-        self.updates_done += 1
-        if self.updates_done % self.config.target_update_every == 0:
-            self.target_network.load_state_dict(self.network.state_dict())
-        self.last_loss = float(loss.detach()) / self.num_agents
-        return self.last_loss
+        return self.descend(predicted, targets)
 
     def state_dict(self) -> dict:
         """Everything needed to resume, loadable with `torch.load(weights_only=True)`. `agents[i]` holds

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 
 import pandas as pd
 
+from cogames_lib import seeding
 from cogames_lib.errors import ParameterError
 from cogames_lib.policies.base import ABLATIONS, resolve_policy
 
@@ -96,9 +97,7 @@ def ablation_matrix(
     allowed = {record.name: record.allowed_agent_counts for record in records}
     if not names:
         raise ParameterError("ablation_matrix(diagnostics=...): need at least one diagnostic (None = all)")
-    seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
-    if not seed_list:
-        raise ParameterError("ablation_matrix(seeds=...): need at least one seed")
+    seed_list = seeding.seed_list(seeds, "ablation_matrix(seeds=...)")
     cells = [
         (ablation, name, count)
         for ablation in chosen

@@ -21,9 +21,9 @@ from typing import Any
 
 import pandas as pd
 
+from cogames_lib import seeding
 from cogames_lib.diagnostics.hard_maps import CERTIFY_SHARE, certified_map
 from cogames_lib.diagnostics.oracle_bound import lower_bound
-from cogames_lib.errors import ParameterError
 
 FEASIBILITY_COLUMNS = (
     "diagnostic",
@@ -68,9 +68,7 @@ def feasibility_table(
     from cogames_lib.sweep import run_episode
 
     records = resolve_diagnostics(diagnostics)
-    seed_list = list(range(seeds)) if isinstance(seeds, int) else [int(s) for s in seeds]
-    if not seed_list:
-        raise ParameterError("feasibility_table(seeds=...): need at least one seed")
+    seed_list = seeding.seed_list(seeds, "feasibility_table(seeds=...)")
     cells = [
         (record, count, seed)
         for record in records
