@@ -25,7 +25,7 @@ import os
 import signal
 import threading
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -219,7 +219,7 @@ class FanOut:
         return self._here_then(self._serial(function, tasks[:here], tokens[:here], advance), later)
 
     @staticmethod
-    def _here_then(first: Iterator[Any], later: Iterator[Any]) -> Iterator[Any]:
+    def _here_then(first: Iterator[Any], later: Generator[Any, None, None]) -> Iterator[Any]:
         try:
             yield from first
         except BaseException:
@@ -301,7 +301,9 @@ class FanOut:
             for task, token in zip(tasks, tokens, strict=True)
         ]
 
-    def _ordered(self, futures: list[Any], tasks: list[Any], advance: Advance | None) -> Iterator[Any]:
+    def _ordered(
+        self, futures: list[Any], tasks: list[Any], advance: Advance | None
+    ) -> Generator[Any, None, None]:
         """Yield results in task order while counting completions as they happen."""
         index_of = {future: index for index, future in enumerate(futures)}
         finished: dict[int, Any] = {}
