@@ -76,25 +76,26 @@ def write_per_run(writer: Any, task_ids: Sequence[str], repetitions: int = 2) ->
         for run in range(repetitions):
             folder = os.path.join(experiment, f"{task_id}_{run}")
             os.makedirs(folder)
-            verdict, scorer = _verdict(writer, task_id), writer.rng.randrange(len(names))
-            starts = writer.run_starts(len(names))
-            for index, name in enumerate(names):
-                partner = names[(index + 1) % len(names)]
-                data = writer.log(
-                    name, partner, task_id, verdict if index == scorer else None, "object", starts[index]
-                )
-                write_sample_file(os.path.join(folder, f"{name}.json"), data)
+            _write_run(writer, task_id, names, folder, "", ".json")
 
 
 def write_flat(writer: Any, task_ids: Sequence[str]) -> None:
     experiment = writer.experiment(FLAT_EXPERIMENT, MINI_RESULTS)
     for task_id in task_ids:
         names = _agents(writer, task_id)
-        verdict, scorer = _verdict(writer, task_id), writer.rng.randrange(len(names))
-        starts = writer.run_starts(len(names))
-        for index, name in enumerate(names):
-            partner = names[(index + 1) % len(names)]
-            data = writer.log(
-                name, partner, task_id, verdict if index == scorer else None, "object", starts[index]
-            )
-            write_sample_file(os.path.join(experiment, f"{task_id}_{name}_0.json"), data)
+        _write_run(writer, task_id, names, experiment, f"{task_id}_", "_0.json")
+
+
+def _write_run(
+    writer: Any, task_id: str, names: Sequence[str], folder: str, prefix: str, suffix: str
+) -> None:
+    """One run's logs, `folder/<prefix><agent><suffix>`: one agent (drawn) logs the verdict; the agents start
+    within seconds of each other."""
+    verdict, scorer = _verdict(writer, task_id), writer.rng.randrange(len(names))
+    starts = writer.run_starts(len(names))
+    for index, name in enumerate(names):
+        partner = names[(index + 1) % len(names)]
+        data = writer.log(
+            name, partner, task_id, verdict if index == scorer else None, "object", starts[index]
+        )
+        write_sample_file(os.path.join(folder, f"{prefix}{name}{suffix}"), data)
