@@ -263,9 +263,7 @@ def test_probe_notebook_shows_the_reference_study_labelled(tmp_path):
                                                reference_study=str(study)),
     )  # fmt: skip
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["reference source"].startswith(
-        "reference study: `cogames-lib probe train --epochs 4`, 4 epochs"
-    )
+    assert summary["reference source"].startswith("reference study: 4 epochs, 2 seeds per condition")
     assert "2026-11-25" in summary["reference source"]
     assert "reference final stag kills per episode[all_can_hunt]" in summary
     for name in ("learning_curves", "intention_by_partner", "behaviour_by_partner", "partner_effect"):

@@ -172,7 +172,8 @@ def test_cli_analyze_study_prints_the_label_and_headline(
 
     assert main(["probe", "analyze", "--study", str(study_dir)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("reference study: `cogames-lib probe train --epochs 6`")
+    assert out.startswith("reference study: 6 epochs, 2 seeds per condition, default world, 2026-11-25\n")
+    assert "command: cogames-lib probe train --epochs 6\n" in out
     assert "stag kills / random play[all_can_hunt]" in out and "difference_in_differences" in out
     assert main(["probe", "analyze", str(study_dir), "--study", str(study_dir)]) == 2
     assert main(["probe", "analyze", "--study", str(study_dir / "all_can_hunt")]) == 2

@@ -166,6 +166,7 @@ def run_analyze_study(folder: str) -> int:
 
     study = load_probe_study(folder)
     print(study.label)
+    print(f"command: {study.command_line}")
     headline = study_headline(
         study.training, study.intention, study.random_stag_rates, random_policy_return=study.random_returns
     )

@@ -295,7 +295,8 @@ def reference_findings(study_folder: str | Path) -> list[Finding]:
     study = load_probe_study(study_folder)
     findings = [
         Finding(
-            f"Reference study ({study.label}). {finding.text}", REFERENCE_FIGURES.get(finding.figure or "")
+            f"{study.label[:1].upper()}{study.label[1:]}. {finding.text}",
+            REFERENCE_FIGURES.get(finding.figure or ""),
         )
         for finding in probe_findings(study.intention, study.multistep)
     ]

@@ -77,11 +77,17 @@ class ProbeStudy:
 
     @property
     def label(self) -> str:
-        """'reference study (command, epochs, seeds, date)' in words, for figure titles and pages."""
+        """'reference study (world, epochs, seeds, date)' in words, short enough for a figure title (the
+        command, which can be long, is `command_line`)."""
         return (
-            f"reference study: `{self.metadata['command']}`, {self.metadata['epochs']:,} epochs, "
-            f"{self.seed_count} seeds per condition, {self.metadata['world']} world, {self.date}"
+            f"reference study: {self.metadata['epochs']:,} epochs, {self.seed_count} seeds per condition, "
+            f"{self.metadata['world']} world, {self.date}"
         )
+
+    @property
+    def command_line(self) -> str:
+        """The command that wrote the study, as `study.json` records it."""
+        return str(self.metadata["command"])
 
 
 def _is_rate(value: object) -> bool:
