@@ -54,7 +54,7 @@ def test_reference_study_figures_and_headline_carry_the_label(study_dir: Path) -
     ]
     for figure in figures.values():
         titles = " ".join([figure.get_suptitle()] + [axes.get_title() for axes in figure.axes])
-        assert "reference study: `cogames-lib probe train --epochs 4`" in titles
+        assert "reference study: 4 epochs, 2 seeds per condition, default world, 2026-11-25" in titles
         # four epochs (epsilon decayed over 4) learn no stag hunting: every figure says so
         assert "NOTE: no stag learning" in titles
         plt.close(figure)
@@ -91,7 +91,7 @@ def test_index_findings_lead_with_the_reference_study_and_label_the_smoke_run(
     (page / "reference_partner_effect.png").write_bytes(b"png")
     findings = findings_for("probe_tests", page)
     texts = [finding.text for finding in findings]
-    assert texts[0].startswith(f"Reference study ({study.label}). At the last probe (epoch 4)")
+    assert texts[0].startswith(f"R{study.label[1:]}. At the last probe (epoch 4)")
     assert texts[2].startswith("Reference study. Partner effect") and "difference in differences" in texts[2]
     assert findings[2].figure == "reference_partner_effect.png"
     assert findings[0].figure is None  # its figure is not in the folder: no broken image
