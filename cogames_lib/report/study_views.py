@@ -1,8 +1,8 @@
 """The probe page's two sources, each labelled: the committed reference study and the live smoke run.
 
 A reader must never take a smoke run's flat lines for a finding, nor wonder which numbers came from where:
-every figure and headline carries its source ("reference study: <command>, <epochs>, <seeds>, <date>" or
-"live smoke run: ...") and, when the curves cannot show learning, the reason (`learning_verdict`).
+every figure and headline carries its source ("reference study: <epochs>, <seeds>, <world>, <date>", its
+command printed beside it, or "live smoke run: ...") and, when the curves cannot show learning, the reason (`learning_verdict`).
 """
 
 from __future__ import annotations
