@@ -62,14 +62,9 @@ def headline_table(headline: Mapping[str, Any]) -> Any:
     return page_table(table)
 
 
-def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int | None = None) -> None:
-    """Save a figure as `name.png` in out_dir, display that same PNG in the notebook, and close the figure.
-    Returns nothing, so a `show(...)` ending a cell prints no `PosixPath(...)` line on the page. Saved at
-    the browser's 96 dpi (`plots.style.SCREEN_DPI`) so 9 pt text is 9 pt on the page.
-
-    The figure is rendered once: the notebook shows the PNG bytes that were written (re-rendering through
-    the inline backend would double the drawing time), and closing stops the backend showing it again.
-    """
+def figure_png(figure: Any, dpi: int | None = None) -> bytes:
+    """The figure as PNG bytes at the browser's 96 dpi (`plots.style.SCREEN_DPI`, so 9 pt text is 9 pt on
+    the page), with tight bounds (an outside legend is never clipped); the figure is closed."""
     from io import BytesIO
 
     import matplotlib.pyplot as plt
@@ -78,9 +73,20 @@ def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int | Non
 
     buffer = BytesIO()
     dpi = SCREEN_DPI if dpi is None else dpi  # a figure point is a page point at 100% zoom
-    figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")  # never clip an outside legend
+    figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
     plt.close(figure)
-    png = buffer.getvalue()
+    return buffer.getvalue()
+
+
+def show(figure: Any, out_dir: str | os.PathLike[str], name: str, dpi: int | None = None) -> None:
+    """Save a figure as `name.png` in out_dir, display that same PNG in the notebook, and close the figure.
+    Returns nothing, so a `show(...)` ending a cell prints no `PosixPath(...)` line on the page. Saved at
+    the browser's 96 dpi (`plots.style.SCREEN_DPI`) so 9 pt text is 9 pt on the page.
+
+    The figure is rendered once: the notebook shows the PNG bytes that were written (re-rendering through
+    the inline backend would double the drawing time), and closing stops the backend showing it again.
+    """
+    png = figure_png(figure, dpi)
     io.write_bytes(Path(out_dir) / f"{name}.png", png)
     try:
         from IPython import get_ipython

@@ -27,20 +27,18 @@ def write_docs_figures(
 
     matplotlib.use("Agg")
     from cogames_lib import io
+    from cogames_lib.report.display import figure_png
     from cogames_lib.report.study_views import study_figures
     from cogames_lib.staghunt.study_tables import load_probe_study
 
     study = load_probe_study(study_dir)
     figures = study_figures(study.training, study.intention, study.multistep, study.random_stag_rates,
                             study.label, study.random_returns)  # fmt: skip
-    written = []
-    for key, name in FIGURES.items():
-        if key in figures:
-            figure = figures[key]
-            # the temporary file's suffix is not .png: the format is named
-            save = lambda path, f=figure: f.savefig(path, format="png", dpi=96, bbox_inches="tight")  # noqa: E731
-            written.append(io.write_with(out_dir / name, save))
-    return written
+    return [
+        io.write_bytes(out_dir / name, figure_png(figures[key]))
+        for key, name in FIGURES.items()
+        if key in figures
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
