@@ -59,7 +59,9 @@ def training_epochs_per_second(config: TrainConfig, epochs: int, repeats: int) -
     warmup = -(-config.learner.learning_starts * len(config.agents) // turns) + 2 * config.worlds
     world_seed, *agent_seeds = np.random.SeedSequence(0).spawn(1 + len(config.agents))
     seeds = [int(seed.generate_state(1)[0]) for seed in agent_seeds]
-    learners, rows = _trainer(config, warmup + epochs * repeats, world_seed, seeds)
+    # One wave of spare epochs: the timed blocks never reach the run's last wave, where worlds stop
+    # restarting and each turn would be shared by fewer episodes.
+    learners, rows = _trainer(config, warmup + epochs * repeats + config.worlds, world_seed, seeds)
     for _ in range(warmup):
         next(rows)
     updates = learners.updates_done

@@ -3,6 +3,7 @@ learned, and batched training reproducible per (seed, worlds)."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 
 import numpy as np
@@ -59,6 +60,59 @@ def test_batched_learner_acting_path_equals_the_torch_forward_of_dense_observati
         )
 
 
+@pytest.mark.parametrize("hidden_sizes", [(16,), (8, 8)])
+@pytest.mark.parametrize("positions", [False, True])
+def test_hand_written_update_equals_autograd_on_the_dense_network(hidden_sizes, positions: bool) -> None:
+    """`BatchedDQN.update` (sparse rows, backward by hand) against the textbook step on the same sampled
+    batch: autograd through copies of the networks on the dense observations, then fused Adam. Loss, every
+    parameter's gradient and the weights after the step must agree."""
+    config = world_config("sorrel_e3", position_embedding=positions)
+    engine = BatchStagHunt(PRESET_POPULATIONS["all_can_hunt"], config, 6, seed=1)
+    engine.reset_worlds(np.arange(6))
+    now = engine.observe()
+    engine.begin_turn()
+    for slot in range(3):
+        engine.act(engine.order[:, slot], np.full(6, (2, 4, 4)[slot]))  # a turn, then attacks: beams in view
+    later = engine.observe()
+    table = engine.position_table if positions else None
+    learner_config = DQNConfig(hidden_sizes=hidden_sizes, batch_size=8, learning_starts=1, buffer_size=64)
+    learner = BatchedDQN(3, engine.size, now.indices.shape[1], 6, table, learner_config, [7, 8, 9])
+    rng = np.random.default_rng(3)
+    agent_major = lambda values: np.swapaxes(values.reshape(6, 3, *values.shape[1:]), 0, 1)  # noqa: E731
+    learner.store({"observations": np.stack([agent_major(now.indices), agent_major(later.indices)], axis=2).astype(np.int16),
+                   "cells": np.stack([agent_major(now.cells), agent_major(later.cells)], axis=2).astype(np.int16),
+                   "actions": rng.integers(0, 5, (3, 6)), "returns": rng.normal(size=(3, 6)).astype(np.float32),
+                   "discounts": np.full((3, 6), 0.9, np.float32)})  # fmt: skip
+    with torch.no_grad():  # the target network differs from the online one
+        for weight, _ in learner.target_network.layer_pairs:
+            weight.add_(0.05)
+    network, target = copy.deepcopy(learner.network), copy.deepcopy(learner.target_network)
+    optimizer = torch.optim.Adam(network.parameters(), lr=learner_config.learning_rate, fused=True)
+    rngs = copy.deepcopy(learner.rngs)
+    hand_loss = learner.update()
+
+    picks = np.stack([rng.integers(0, learner.replay.size, size=8) for rng in rngs])
+    agents, replay = np.arange(3)[:, None], learner.replay
+
+    def dense(side: int) -> torch.Tensor:
+        return learner.dense(replay.observations[agents, picks, side], replay.cells[agents, picks, side])
+
+    actions = torch.from_numpy(replay.actions[agents, picks]).unsqueeze(-1)
+    predicted = network(dense(0)).gather(-1, actions).squeeze(-1)
+    with torch.no_grad():
+        targets = n_step_double_dqn_targets(torch.from_numpy(replay.returns[agents, picks]),
+                                            torch.from_numpy(replay.discounts[agents, picks]),
+                                            network(dense(1)), target(dense(1)))  # fmt: skip
+    loss = torch.nn.functional.huber_loss(predicted, targets, reduction="none").mean(dim=1).sum()
+    loss.backward()
+    optimizer.step()
+    assert hand_loss == pytest.approx(float(loss.detach()) / 3, rel=1e-5)
+    for hand, reference in zip(learner.network.parameters(), network.parameters(), strict=True):
+        assert reference.grad.abs().max() > 0
+        torch.testing.assert_close(hand.grad, reference.grad, rtol=1e-4, atol=1e-6)
+        torch.testing.assert_close(hand.detach(), reference.detach(), rtol=1e-4, atol=1e-6)
+
+
 def test_double_dqn_target_by_hand_on_two_transitions() -> None:
     rewards = torch.tensor([1.0, 3.0])
     dones = torch.tensor([0.0, 1.0])
@@ -86,7 +140,8 @@ def test_n_step_returns_by_hand(bootstrap: bool) -> None:
     merged = {name: np.concatenate([part[name] for part in emitted], axis=1)[0] for name in emitted[0]}
     assert merged["actions"].tolist() == [0, 1, 2, 3]
     np.testing.assert_allclose(merged["returns"], [1 + 0.5 * 2, 2 + 0.5 * 3, 3 + 0.5 * 4, 4])
-    assert merged["next_indices"][:, 0].tolist() == [2, 3, 4, 4]
+    assert merged["observations"][:, 0, 0].tolist() == [0, 1, 2, 3]
+    assert merged["observations"][:, 1, 0].tolist() == [2, 3, 4, 4]  # the next observation, n turns later
     expected = [0.25, 0.25, 0.25, 0.5] if bootstrap else [0.25, 0.25, 0.0, 0.0]
     np.testing.assert_allclose(merged["discounts"], expected)
 
@@ -98,10 +153,9 @@ def test_batched_learner_learns_a_one_state_bandit() -> None:
     )
     learner = BatchedDQN(2, 10, 3, 1, None, config, [0, 1])
     actions = np.tile(np.arange(5), 40)[None].repeat(2, axis=0)
-    same = np.tile(np.array([1, 4, 10], dtype=np.int16), (2, 200, 1))  # index 10 pads
-    learner.store({"indices": same, "cells": np.zeros((2, 200), np.int16), "actions": actions,
-                   "returns": (actions == 4).astype(np.float32), "next_indices": same,
-                   "next_cells": np.zeros((2, 200), np.int16), "discounts": np.zeros((2, 200), np.float32)})  # fmt: skip
+    same = np.tile(np.array([1, 4, 10], dtype=np.int16), (2, 200, 2, 1))  # index 10 pads
+    learner.store({"observations": same, "cells": np.zeros((2, 200, 2), np.int16), "actions": actions,
+                   "returns": (actions == 4).astype(np.float32), "discounts": np.zeros((2, 200), np.float32)})  # fmt: skip
     first = learner.update()
     for _ in range(300):
         last = learner.update()

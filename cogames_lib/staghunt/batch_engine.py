@@ -85,6 +85,8 @@ class BatchStagHunt:
             self.walls[:, [0, -1]] = True
         self.shape = self.walls.shape
         self.shape_of_attack = attack_shape(config.attack_shape, config.attack_range)
+        offsets = np.array(self.shape_of_attack.offsets, dtype=np.int64).reshape(-1, 2)
+        self._attack_forward, self._attack_lateral = offsets[None, :, :1], offsets[None, :, 1:]
         self.rng = np.random.default_rng(seed)
         self.before_act = config.observation_timing == "before_act"
         b, n, (rows, cols) = batch, self.num_agents, self.shape
@@ -212,28 +214,27 @@ class BatchStagHunt:
         self.orientations[worlds, agents] = direction[free]
 
     def _attack(self, worlds: np.ndarray, agents: np.ndarray) -> np.ndarray:
+        """All cells of every attack at once: one attacker per world, so no two hits share a cell and
+        the order of the cells only decides the target (the nearest resource) and where a wall stops a
+        line beam."""
         rows, cols = self.shape
         facing = self.orientations[worlds, agents]
         forward, right = _DELTAS[facing], _DELTAS[(facing + 1) % NUM_ORIENTATIONS]
-        position = self.positions[worlds, agents]
-        hunter = self.can_hunt[agents]
-        open_beam = np.ones(len(worlds), dtype=bool)
-        first = np.zeros(len(worlds), dtype=np.int64)
-        for distance, lateral in self.shape_of_attack.offsets:
-            cell = position + distance * forward + lateral * right
-            inside = (cell[:, 0] >= 0) & (cell[:, 0] < rows) & (cell[:, 1] >= 0) & (cell[:, 1] < cols)
-            r, c = np.where(inside, cell[:, 0], 0), np.where(inside, cell[:, 1], 0)
-            wall = self.walls[r, c] | ~inside
-            if self.shape_of_attack.walls_block:
-                open_beam &= ~wall
-            lit = open_beam & ~wall
-            self.beam[worlds[lit], agents[lit], r[lit], c[lit]] = True
-            code = np.where(lit, self.resources[worlds, r, c], NO_RESOURCE).astype(np.int64)
-            first = np.where((first == NO_RESOURCE) & (code != NO_RESOURCE), code, first)
-            hit = (code != NO_RESOURCE) & (hunter | ~_NEEDS_HUNTER[code])
-            if not hit.any():
-                continue
-            w, a, r, c, code = worlds[hit], agents[hit], r[hit], c[hit], code[hit]
+        cells = (self.positions[worlds, agents][:, None] + self._attack_forward * forward[:, None]
+                 + self._attack_lateral * right[:, None])  # (k, offsets, 2)  # fmt: skip
+        inside = ((cells >= 0) & (cells < (rows, cols))).all(axis=2)
+        r, c = np.where(inside, cells[..., 0], 0), np.where(inside, cells[..., 1], 0)
+        lit = ~(self.walls[r, c] | ~inside)
+        if self.shape_of_attack.walls_block:
+            lit = np.logical_and.accumulate(lit, axis=1)
+        w, a = np.broadcast_to(worlds[:, None], r.shape), np.broadcast_to(agents[:, None], r.shape)
+        self.beam[w[lit], a[lit], r[lit], c[lit]] = True
+        code = np.where(lit, self.resources[w, r, c], NO_RESOURCE).astype(np.int64)
+        found = code != NO_RESOURCE
+        first = code[np.arange(len(worlds)), found.argmax(axis=1)]  # NO_RESOURCE when nothing was found
+        hit = found & (self.can_hunt[agents][:, None] | ~_NEEDS_HUNTER[code])
+        if hit.any():
+            w, a, r, c, code = w[hit], a[hit], r[hit], c[hit], code[hit]
             self.damaged_by[w, a, r, c] = True
             self.health[w, r, c] -= 1
             dead = self.health[w, r, c] <= 0
@@ -280,28 +281,34 @@ class BatchStagHunt:
         offsets = np.add.outer(np.arange(side) * self.padded_cols, np.arange(side)).reshape(-1)
         self.crop_offsets = offsets
         self.cell_positions = np.arange(self.crop_cells)
+        padded = (self.batch, rows + 2 * radius, cols + 2 * radius)
+        self._padded_codes = np.full(padded, CHANNEL_INDEX["wall"], dtype=np.int32)
+        self._padded_beam = np.zeros(padded, dtype=bool)
+        self._static_codes = np.where(self.walls, CHANNEL_INDEX["wall"], CHANNEL_INDEX["empty"]).astype(
+            np.int32
+        )
+        self._agent_worlds = np.repeat(np.arange(self.batch), self.num_agents)
         self.position_table = position_code(*np.divmod(np.arange(rows * cols), cols), self.shape)
 
     def _code_grid(self) -> np.ndarray:
-        """(batch, padded rows * padded cols) channel index of every cell (walls outside the map)."""
+        """(batch, padded rows * padded cols) channel index of every cell (walls outside the map), written
+        into one preallocated padded buffer (the border is set once)."""
         radius, config = self.config.view_radius, self.config
         stag = self.resources == STAG.code
-        wounded = (
-            (stag & (self.health < STAG.health)) if self.before_act else (stag & self.wounded)
-        ) if config.wounded_stag_channel else np.zeros_like(stag)  # fmt: skip
-        code = np.full(self.resources.shape, CHANNEL_INDEX["empty"], dtype=np.int32)
-        code[np.broadcast_to(self.walls, code.shape)] = CHANNEL_INDEX["wall"]
+        code = self._padded_codes[:, radius : radius + self.shape[0], radius : radius + self.shape[1]]
+        code[:] = self._static_codes
         code[stag] = CHANNEL_INDEX["stag"]
-        code[wounded] = CHANNEL_INDEX["wounded_stag"]
+        if config.wounded_stag_channel:
+            code[stag & ((self.health < STAG.health) if self.before_act else self.wounded)] = CHANNEL_INDEX[
+                "wounded_stag"
+            ]
         code[self.resources == HARE.code] = CHANNEL_INDEX["hare"]
         first_agent = CHANNEL_INDEX[f"{AGENT_KINDS[0]}_north"]
         agent_channel = first_agent + self.kind_index[None] * NUM_ORIENTATIONS + self.orientations
-        worlds = np.repeat(np.arange(self.batch), self.num_agents)
-        code[worlds, self.positions[..., 0].ravel(), self.positions[..., 1].ravel()] = agent_channel.ravel()
-        padded = np.pad(
-            code, ((0, 0), (radius, radius), (radius, radius)), constant_values=CHANNEL_INDEX["wall"]
+        code[self._agent_worlds, self.positions[..., 0].ravel(), self.positions[..., 1].ravel()] = (
+            agent_channel.ravel()
         )
-        return padded.reshape(self.batch, -1)
+        return self._padded_codes.reshape(self.batch, -1)
 
     def observe(
         self, agents: np.ndarray | None = None, worlds: np.ndarray | None = None
@@ -315,10 +322,11 @@ class BatchStagHunt:
             worlds = np.arange(self.batch)
         worlds, agents = np.asarray(worlds, dtype=np.int64), np.asarray(agents, dtype=np.int64)
         codes = self._code_grid()
-        beam = np.pad(
-            self.beam.any(axis=1), ((0, 0), (self.config.view_radius,) * 2, (self.config.view_radius,) * 2)
+        radius = self.config.view_radius
+        self._padded_beam[:, radius : radius + self.shape[0], radius : radius + self.shape[1]] = (
+            self.beam.any(axis=1)
         )
-        beam = beam.reshape(self.batch, -1)
+        beam = self._padded_beam.reshape(self.batch, -1)
         row, col = self.positions[worlds, agents, 0], self.positions[worlds, agents, 1]
         window = (row * self.padded_cols + col)[:, None] + self.crop_offsets[None]
         cells = codes[worlds[:, None], window] * self.crop_cells + self.cell_positions

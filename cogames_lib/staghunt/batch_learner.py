@@ -19,21 +19,22 @@ from collections.abc import Sequence
 
 import numpy as np
 import torch
+from torch import nn
 
 from cogames_lib.staghunt.batch_engine import SparseObservations
 from cogames_lib.staghunt.learner import DQNAgent, DQNConfig, QLearnerCore
 from cogames_lib.staghunt.networks import n_step_double_dqn_targets
 from cogames_lib.staghunt.rules import NUM_ACTIONS
+from cogames_lib.staghunt.sparse_mlp import FeatureBags, rows_forward, stacked_forward, stacked_gradients
 
 
 class StackedReplay:
     """Per-agent ring buffers of n-step transitions, stored stacked (agents, capacity, ...)."""
 
     def __init__(self, agents: int, capacity: int, width: int) -> None:
-        self.indices = np.zeros((agents, capacity, width), dtype=np.int16)
-        self.next_indices = np.zeros((agents, capacity, width), dtype=np.int16)
-        self.cells = np.zeros((agents, capacity), dtype=np.int16)
-        self.next_cells = np.zeros((agents, capacity), dtype=np.int16)
+        # observation and next observation side by side: a sampled transition is one memory region
+        self.observations = np.zeros((agents, capacity, 2, width), dtype=np.int16)
+        self.cells = np.zeros((agents, capacity, 2), dtype=np.int16)
         self.actions = np.zeros((agents, capacity), dtype=np.int64)
         self.returns = np.zeros((agents, capacity), dtype=np.float32)
         self.discounts = np.zeros((agents, capacity), dtype=np.float32)
@@ -113,9 +114,10 @@ class NStepCollector:
     def _columns(indices, cells, actions, returns, next_indices, next_cells, discounts) -> dict:
         """(m, agents, ...) arrays -> replay columns (agents, m, ...)."""
         swap = lambda array: np.swapaxes(np.asarray(array), 0, 1)  # noqa: E731
-        return {"indices": swap(indices), "cells": swap(cells), "actions": swap(actions),
-                "returns": swap(returns).astype(np.float32), "next_indices": swap(next_indices),
-                "next_cells": swap(next_cells), "discounts": swap(discounts).astype(np.float32)}  # fmt: skip
+        pair = lambda now, later: swap(np.stack([now, later], axis=2))  # noqa: E731
+        return {"observations": pair(indices, next_indices), "cells": pair(cells, next_cells),
+                "actions": swap(actions), "returns": swap(returns).astype(np.float32),
+                "discounts": swap(discounts).astype(np.float32)}  # fmt: skip
 
 
 class BatchedDQN(QLearnerCore):
@@ -128,7 +130,7 @@ class BatchedDQN(QLearnerCore):
         self.worlds = worlds
         self.replay = StackedReplay(num_agents, config.buffer_size, width)
         self.collector = NStepCollector(worlds, num_agents, width, config.n_step, config.gamma)
-        self.position_table = None if position_table is None else torch.from_numpy(position_table)
+        self.position_table = None if position_table is None else np.asarray(position_table, dtype=np.float32)
         self.members = [DQNAgent(self, index) for index in range(num_agents)]  # type: ignore[arg-type]
         self.update_credit = 0.0
         self.transitions_seen = 0
@@ -137,34 +139,28 @@ class BatchedDQN(QLearnerCore):
 
     def dense(self, indices: np.ndarray, cells: np.ndarray) -> torch.Tensor:
         """(..., width) sparse rows (feature indices, cells) -> (..., observation_size) float32 tensor: one
-        scatter of ones, then the position code of each row's cell."""
+        scatter of ones, then the position code of each row's cell (the input the networks see; training
+        itself never forms it, `sparse_mlp` works on the rows)."""
         lead = indices.shape[:-1]
         flat = torch.from_numpy(indices.reshape(-1, indices.shape[-1]).astype(np.int64))
         dense = torch.zeros(flat.shape[0], self.observation_size + 1)
         dense.scatter_(1, flat, 1.0)
         if self.position_table is not None:
             width = self.position_table.shape[1]
-            rows = torch.from_numpy(np.asarray(cells).reshape(-1).astype(np.int64))
-            dense[:, self.observation_size - width : self.observation_size] = self.position_table[rows]
+            positions = self.position_table[np.asarray(cells).reshape(-1).astype(np.int64)]
+            dense[:, self.observation_size - width : self.observation_size] = torch.from_numpy(positions)
         return dense[:, : self.observation_size].reshape(*lead, self.observation_size)
 
+    def bags(self, indices: np.ndarray, cells: np.ndarray, agents: np.ndarray) -> FeatureBags:
+        """(K, width) sparse rows evaluated by `agents` (K,) -> the `embedding_bag` form of `sparse_mlp`."""
+        positions = None if self.position_table is None else self.position_table[np.asarray(cells, np.int64)]
+        return FeatureBags.from_indices(indices, agents, self.observation_size, positions)
+
     def q_values_rows(self, observations: SparseObservations, agents: np.ndarray) -> np.ndarray:
-        """(K, 5) Q-values of row i by agent `agents[i]`'s network: one product per agent, in torch (numpy's
+        """(K, 5) Q-values of row i by agent `agents[i]`'s network (sparse first layer, in torch: numpy's
         OpenBLAS would start threads that fight over a shared machine's cores)."""
-        dense = self.dense(observations.indices, observations.cells)
-        q_values = torch.zeros(len(agents), NUM_ACTIONS)
-        with torch.no_grad():
-            for agent in range(self.num_agents):
-                rows = torch.from_numpy(np.flatnonzero(agents == agent))
-                if len(rows):
-                    hidden = dense[rows]
-                    last = len(self.network.layer_pairs) - 1
-                    for index, (weight, bias) in enumerate(self.network.layer_pairs):
-                        hidden = torch.addmm(bias[agent], hidden, weight[agent])
-                        if index < last:
-                            hidden = torch.relu(hidden)
-                    q_values[rows] = hidden
-        return q_values.numpy()
+        bags = self.bags(observations.indices, observations.cells, agents)
+        return rows_forward(self.network, bags).numpy()
 
     def act_rows(
         self, observations: SparseObservations, agents: np.ndarray, epsilons: np.ndarray
@@ -197,27 +193,38 @@ class BatchedDQN(QLearnerCore):
             losses.append(self.update())
         return losses
 
-    def _batch(self, picks: np.ndarray, prefix: str) -> torch.Tensor:
-        agents = np.arange(self.num_agents)[:, None]
-        indices = getattr(self.replay, f"{prefix}indices")[agents, picks]
-        return self.dense(indices, getattr(self.replay, f"{prefix}cells")[agents, picks])
-
     def update(self) -> float:
-        """One n-step double-DQN step for every agent on a batch from its own replay."""
-        picks = np.stack(
-            [rng.integers(0, self.replay.size, size=self.config.batch_size) for rng in self.rngs]
+        """One n-step double-DQN step for every agent on a batch from its own replay: forward and backward
+        by hand on the sparse rows (`sparse_mlp`; equal to autograd on the dense network, tested). The
+        online network evaluates observations and next observations in one pass (rows: all observations,
+        then all next observations, each agent-major)."""
+        config, members, batch = self.config, self.num_agents, self.config.batch_size
+        picks = np.stack([rng.integers(0, self.replay.size, size=batch) for rng in self.rngs])
+        agents = np.arange(members)[:, None]
+        replay = self.replay
+        observations = replay.observations[agents, picks]  # (agents, batch, 2, width)
+        bags = self.bags(np.concatenate([observations[:, :, 0], observations[:, :, 1]]).reshape(-1, observations.shape[3]),
+                         np.moveaxis(replay.cells[agents, picks], 2, 0).reshape(-1),
+                         np.tile(np.repeat(np.arange(members), batch), 2))  # fmt: skip
+        pre = stacked_forward(self.network, bags, batch)  # (2 * agents, batch, ...)
+        next_bags = bags.tail(members * batch)
+        targets = n_step_double_dqn_targets(
+            torch.from_numpy(replay.returns[agents, picks]), torch.from_numpy(replay.discounts[agents, picks]),
+            pre[-1][members:], stacked_forward(self.target_network, next_bags, batch)[-1],
+        )  # fmt: skip
+        pre = [values[:members] for values in pre]
+        actions = torch.from_numpy(replay.actions[agents, picks]).unsqueeze(-1)
+        error = pre[-1].gather(-1, actions).squeeze(-1) - targets
+        delta = config.huber_delta
+        loss = nn.functional.huber_loss(error, torch.zeros_like(error), reduction="none", delta=delta)
+        # d(sum over agents of each agent's mean Huber loss)/dQ: the clipped error / batch, chosen action only
+        output_grad = torch.zeros_like(pre[-1]).scatter_(
+            -1, actions, (error.clamp(-delta, delta) / batch).unsqueeze(-1)
         )
-        agents = np.arange(self.num_agents)[:, None]
-        obs, next_obs = self._batch(picks, ""), self._batch(picks, "next_")
-        actions = torch.from_numpy(self.replay.actions[agents, picks])
-        returns = torch.from_numpy(self.replay.returns[agents, picks])
-        discounts = torch.from_numpy(self.replay.discounts[agents, picks])
-        predicted = self.network(obs).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
-        with torch.no_grad():
-            targets = n_step_double_dqn_targets(
-                returns, discounts, self.network(next_obs), self.target_network(next_obs)
-            )
-        return self.descend(predicted, targets)
+        grads = stacked_gradients(self.network, pre, bags, output_grad)
+        for (weight, bias), (weight_grad, bias_grad) in zip(self.network.layer_pairs, grads, strict=True):
+            weight.grad, bias.grad = weight_grad, bias_grad
+        return self.step_optimizer(loss.mean(dim=1).sum())
 
     def state_dict(self) -> dict:
         """Same layout as `DQNPopulation.state_dict` (checkpoints load with `load_checkpoint`)."""

@@ -114,6 +114,11 @@ class QLearnerCore:
         loss = per_element.mean(dim=1).sum()  # sum over agents of each agent's mean loss
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        return self.step_optimizer(loss)
+
+    def step_optimizer(self, loss: torch.Tensor) -> float:
+        """Apply the gradients now in `.grad` (Adam), count the update, sync the target network every
+        `target_update_every` updates; `loss` is the summed per-agent loss. Returns the mean per agent."""
         self.optimizer.step()
         self.updates_done += 1
         if self.updates_done % self.config.target_update_every == 0:

@@ -2,8 +2,8 @@
 
 `QNetwork` is one agent's MLP (what frozen copies and checkpoints hold). `BatchedMLP` holds the MLPs
 of a whole population stacked, so one call evaluates every agent: per-call overhead, not arithmetic,
-dominates networks this small. (Exploiting the sparsity of the binary observations with
-`embedding_bag` or sparse matrices was measured slower on CPU than the batched dense product.)
+dominates networks this small. The batched trainer evaluates and trains these same parameters on
+sparse observations (`sparse_mlp`), never forming the dense input.
 """
 
 from __future__ import annotations
