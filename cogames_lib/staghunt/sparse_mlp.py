@@ -3,11 +3,12 @@
 Why: in the batched trainer the first layer (1,152 inputs in the `sorrel_e3` world, ~99 of them non-zero:
 one channel per crop cell, the lit beam cells, two own-state features, the 12-number position code) is
 most of the arithmetic. Summing the weight rows a row's features select (`embedding_bag`, padding dropped,
-position features weighted by their values) is ~4x cheaper than the dense product, and so is adding each
-row's gradient into the weight rows it selected (a small numba kernel) compared with the dense product
-X^T dH1 and the dense X it needs. Autograd cannot be used: its `embedding_bag` backward sorts the indices
-and is slower than the dense product on CPU. Every other gradient is the textbook MLP backward.
-`tests/test_staghunt_learner.py` checks the Q-values against the dense forward and every gradient
+position features weighted by their values) is ~4x cheaper than the dense product (0.14 vs 0.54 ms for
+3 x 128 rows), and adding each row's gradient into the weight rows it selected (a small numba kernel) is
+about half the cost of the dense product X^T dH1 plus building the dense X (0.43 vs ~0.95 ms). Autograd
+cannot be used: its `embedding_bag` backward sorts the indices and is slower than the dense product on CPU.
+Every other gradient is the textbook MLP backward. `tests/test_staghunt_learner.py` checks the acting
+Q-values against the dense forward, and one whole update (loss, every gradient, the weights after Adam)
 against autograd on the dense network.
 
 A row is one (agent, observation): `indices` (K, L) feature indices padded with `size` (the observation
