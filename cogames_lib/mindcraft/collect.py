@@ -22,7 +22,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.chunk import CHUNK_PRELOAD, Candidate, gc_paused, log_count, process_chunk
+from cogames_lib.mindcraft.chunk import (
+    CHUNK_PRELOAD,
+    Candidate,
+    gc_paused,
+    log_count,
+    process_chunk,
+    unpack_chunk,
+)
 from cogames_lib.mindcraft.discovery import SkippedFolder, TaskUnit, as_path_list
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text
 from cogames_lib.mindcraft.runs import build_run
@@ -50,14 +57,17 @@ def _chunks(items: list[Any], size: int) -> list[list[Any]]:
 
 
 def _jobs(chunks: list[list[Candidate]], definitions: Mapping[str, Any], max_bytes: int) -> list[Any]:
-    """(chunk, the definitions its folder names need, max bytes) per chunk: workers get only those."""
+    """(chunk, the definitions its folder names need, max bytes, this process's pid) per chunk:
+    workers get only those definitions."""
+    pid = os.getpid()
     if not definitions:
-        return [(chunk, {}, max_bytes) for chunk in chunks]
+        return [(chunk, {}, max_bytes, pid) for chunk in chunks]
     return [
         (
             chunk,
             {name: definitions[name] for c in chunk if (name := os.path.basename(c[2])) in definitions},
             max_bytes,
+            pid,
         )
         for chunk in chunks
     ]
@@ -154,7 +164,9 @@ def _walk(
             pending = []  # the next level, in key order: chunks are merged in order as they come
             position = 0
             while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
-                count, output, hashes = process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
+                count, output, hashes = unpack_chunk(
+                    process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
+                )
                 logs_seen += count
                 _merge(chunks[position], output, found, skipped, pending)
                 hash_lists.append(hashes)
@@ -176,7 +188,8 @@ def _walk(
             results = fan.map(
                 process_chunk, _jobs(chunks[position:], definitions, max_bytes), log_count, here=here
             )
-            for chunk, (count, output, hashes) in zip(chunks[position:], results, strict=True):
+            for chunk, result in zip(chunks[position:], results, strict=True):
+                count, output, hashes = unpack_chunk(result)
                 logs_seen += count
                 # merged now: this process's own chunks while the workers still run
                 _merge(chunk, output, found, skipped, pending)
