@@ -103,6 +103,10 @@ def _call(function: Callable[[Any], Any], task: Any, token: int) -> Any:
         return _Failure(type(error).__name__, str(error), traceback.format_exc())
 
 
+def _start_task() -> None:
+    """The task `FanOut.start_workers` sends so that the pool starts its processes."""
+
+
 def shorten(text: str) -> str:
     """One line of at most 200 characters (a task in an error message)."""
     line = " ".join(text.split())
@@ -244,7 +248,15 @@ class FanOut:
             )
         return result
 
-    def _submit_local(self, function: Work, tasks: list[Any], tokens: list[int]) -> list[Future[Any]]:
+    def start_workers(self) -> None:
+        """Start the local pool's worker processes now instead of at the first `map` that sends them
+        work: a caller with work of its own to do first (a walk's first levels) lets the workers
+        start meanwhile. Nothing for the serial and Dask backends, or when the pool exists."""
+        if self.backend == "process" and self._pool is None:
+            # a pool starts its processes on its first task: a no-op task, not waited for
+            self._local_pool().submit(_start_task)
+
+    def _local_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
             method = self.start or start_method()
             context = multiprocessing.get_context(method)
@@ -257,7 +269,10 @@ class FanOut:
                 initializer=_init_worker,
                 initargs=(self._slots,),
             )
-        pool = self._pool
+        return self._pool
+
+    def _submit_local(self, function: Work, tasks: list[Any], tokens: list[int]) -> list[Future[Any]]:
+        pool = self._local_pool()
         futures = [
             pool.submit(_call, function, task, token) for task, token in zip(tasks, tokens, strict=True)
         ]

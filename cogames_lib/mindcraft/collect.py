@@ -56,20 +56,44 @@ def _chunks(items: list[Any], size: int) -> list[list[Any]]:
     return [items[start : start + size] for start in range(0, len(items), size)]
 
 
-def _jobs(chunks: list[list[Candidate]], definitions: Mapping[str, Any], max_bytes: int) -> list[Any]:
-    """(chunk, the definitions its folder names need, max bytes, this process's pid) per chunk:
-    workers get only those definitions."""
+def _shrinking_chunks(items: list[Any], count: int, minimum: int) -> list[list[Any]]:
+    """`items` in up to `count` chunks of sizes falling as count, count - 1, ..., 1 (none but the
+    last below `minimum`): a pool's last results come back small, so little is left to send, read and merge
+    once the workers are done."""
+    total_weight = count * (count + 1) // 2
+    chunks, start = [], 0
+    for weight in range(count, 0, -1):
+        if start >= len(items):
+            break
+        size = max(minimum, -(-len(items) * weight // total_weight))
+        chunks.append(items[start : start + size])
+        start += size
+    if start < len(items):
+        chunks.append(items[start:])
+    return chunks
+
+
+def _name(candidate: Candidate) -> str:
+    """A candidate folder's name (a task folder's task id): its last path part, or a root's basename."""
+    return candidate[1][-1] if candidate[1] else os.path.basename(candidate[2])
+
+
+def _jobs(
+    chunks: list[list[Candidate]], definitions: Mapping[str, Any], max_bytes: int, here: int = 0
+) -> list[Any]:
+    """(chunk, definitions, max bytes, this process's pid) per chunk: the first `here` chunks run in
+    this process and share `definitions`; a worker's chunk carries only those its folder names need."""
     pid = os.getpid()
-    if not definitions:
-        return [(chunk, {}, max_bytes, pid) for chunk in chunks]
     return [
         (
             chunk,
-            {name: definitions[name] for c in chunk if (name := os.path.basename(c[2])) in definitions},
+            definitions
+            if index < here or not definitions
+            else {name: definitions[name] for c in chunk if (name := _name(c)) in definitions},
             max_bytes,
             pid,
         )
-        for chunk in chunks
+        for index, chunk in enumerate(chunks)
     ]
 
 
@@ -149,6 +173,8 @@ def _walk(
         unit="log",
         preload=CHUNK_PRELOAD,
     ) as fan:
+        if not auto:  # the workers start while this process scans the first levels
+            fan.start_workers()
         while pending:
             fresh: list[Candidate] = []
             for candidate in pending:  # in key order: the first path to reach a real folder scans it
@@ -165,7 +191,7 @@ def _walk(
             position = 0
             while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
                 count, output, hashes = unpack_chunk(
-                    process_chunk(_jobs([chunks[position]], definitions, max_bytes)[0])
+                    process_chunk(_jobs([chunks[position]], definitions, max_bytes, here=1)[0])
                 )
                 logs_seen += count
                 _merge(chunks[position], output, found, skipped, pending)
@@ -180,13 +206,11 @@ def _walk(
                 split = int(len(rest) * HERE_SHARE / pool_size)
                 own, others = rest[:split], rest[split:]
                 mine = _chunks(own, chunk_size)
-                theirs = _chunks(
-                    others, max(chunk_size, -(-len(others) // ((pool_size - 1) * WORKER_CHUNKS)))
-                )
+                theirs = _shrinking_chunks(others, (pool_size - 1) * WORKER_CHUNKS, chunk_size)
                 chunks[position:] = mine + theirs
                 here = len(mine)
             results = fan.map(
-                process_chunk, _jobs(chunks[position:], definitions, max_bytes), log_count, here=here
+                process_chunk, _jobs(chunks[position:], definitions, max_bytes, here), log_count, here=here
             )
             for chunk, result in zip(chunks[position:], results, strict=True):
                 count, output, hashes = unpack_chunk(result)
