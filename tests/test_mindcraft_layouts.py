@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from cogames_lib.mindcraft import (
     summary_construction_scores,
     task_file_paths,
 )
-from cogames_lib.mindcraft.collect import collect_runs
+from cogames_lib.mindcraft.chunk import process_chunk, unpack_chunk
+from cogames_lib.mindcraft.collect import _shrinking_chunks, collect_runs
 
 SAMPLE_TASKS = Path(__file__).resolve().parents[1] / "data" / "mindcraft_sample" / "tasks"
 START = 1_742_300_000_000
@@ -98,6 +100,30 @@ def test_layouts_agree_with_workers_and_chunk_sizes(mixed_root: Path) -> None:
     auto, _ = collect_runs([str(mixed_root)], {}, workers=None)
     dump = lambda runs: json.dumps(runs, sort_keys=True, default=str)  # noqa: E731
     assert dump(one) == dump(two) == dump(auto) and skipped_one == skipped_two
+
+
+def test_a_worker_chunk_comes_back_marshalled_and_unpacks_to_the_same_output(mixed_root: Path) -> None:
+    candidates = []
+    for folder in sorted(p for p in mixed_root.rglob("*") if p.is_dir()):
+        real = os.path.realpath(folder)
+        parts = folder.relative_to(mixed_root).parts
+        candidates.append((0, parts, str(folder), len(parts), "current", real, (str(mixed_root),)))
+    plain = [c for c in candidates if c[2].endswith("task_a")]  # a task folder: plain values only
+    for chunk in (plain, candidates):  # the whole tree holds skipped folders and partial units
+        here = process_chunk((chunk, {}, 1 << 20, os.getpid()))
+        there = process_chunk((chunk, {}, 1 << 20, -1))  # as a worker process returns it
+        assert unpack_chunk(there) == here
+        assert isinstance(there[1], bytes) == (chunk is plain)  # objects that marshal refuses: pickled
+    assert unpack_chunk(here) is here
+
+
+def test_shrinking_chunks_keep_every_item_in_order_and_end_small() -> None:
+    items = list(range(5000))
+    chunks = _shrinking_chunks(items, 4, 200)
+    sizes = [len(chunk) for chunk in chunks]
+    assert [item for chunk in chunks for item in chunk] == items
+    assert sizes == sorted(sizes, reverse=True) and sizes[-1] <= items[-1] // 8
+    assert [len(c) for c in _shrinking_chunks(list(range(300)), 4, 200)] == [200, 100]
 
 
 def test_a_log_that_started_long_before_its_partners_is_stale_never_success(tmp_path: Path) -> None:

@@ -163,3 +163,19 @@ def test_here_runs_the_first_tasks_in_this_process_and_the_rest_on_the_workers()
 def test_a_failure_among_the_local_tasks_cancels_the_submitted_ones() -> None:
     with FanOut(workers=2, backend="process", progress=False) as fan, pytest.raises(TaskError, match="7"):
         list(fan.map(_fails_on_seven, [7, 1, 2, 3], here=1))
+
+
+def test_start_workers_starts_the_pool_before_any_map_and_changes_no_result() -> None:
+    with FanOut(workers=2, backend="process", progress=False) as fan:
+        fan.start_workers()
+        assert fan._pool is not None
+        started = dict(fan._pool._processes)  # type: ignore[attr-defined]
+        assert len(started) == 2 and os.getpid() not in started
+        fan.start_workers()  # a second call starts nothing more
+        results = list(fan.map(_pid_of, range(6), here=2))
+        assert [value for value, _ in results] == list(range(6))
+        assert {pid for _, pid in results[2:]} <= set(started)  # the same workers took the tasks
+    with FanOut(workers=1, progress=False) as serial:  # serial backend: nothing to start
+        serial.start_workers()
+        assert serial._pool is None
+    assert all(not process.is_alive() for process in started.values())  # stopped on exit
