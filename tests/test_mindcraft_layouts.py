@@ -13,12 +13,13 @@ from cogames_lib.mindcraft import (
     STALE_START_SKEW_S,
     agents_table,
     aggregate_results,
+    collect,
     load_task_definitions,
     skipped_table,
     summary_construction_scores,
     task_file_paths,
 )
-from cogames_lib.mindcraft.chunk import process_chunk, unpack_chunk
+from cogames_lib.mindcraft.chunk import child_candidates, process_chunk, unpack_chunk
 from cogames_lib.mindcraft.collect import _shrinking_chunks, collect_runs
 
 SAMPLE_TASKS = Path(__file__).resolve().parents[1] / "data" / "mindcraft_sample" / "tasks"
@@ -110,11 +111,70 @@ def test_a_worker_chunk_comes_back_marshalled_and_unpacks_to_the_same_output(mix
         candidates.append((0, parts, str(folder), len(parts), "current", real, (str(mixed_root),)))
     plain = [c for c in candidates if c[2].endswith("task_a")]  # a task folder: plain values only
     for chunk in (plain, candidates):  # the whole tree holds skipped folders and partial units
-        here = process_chunk((chunk, {}, 1 << 20, os.getpid()))
-        there = process_chunk((chunk, {}, 1 << 20, -1))  # as a worker process returns it
+        here = process_chunk((chunk, {}, 1 << 20, os.getpid(), False))
+        there = process_chunk((chunk, {}, 1 << 20, -1, False))  # as a worker process returns it
         assert unpack_chunk(there) == here
         assert isinstance(there[1], bytes) == (chunk is plain)  # objects that marshal refuses: pickled
     assert unpack_chunk(here) is here
+    # scanning ahead: each plain subfolder's result is the one its own scan gives
+    top = [c for c in candidates if c[3] == 1]
+    count, ahead, _ = process_chunk((top, {}, 1 << 20, os.getpid(), True))
+    for candidate, result in zip(top, ahead, strict=True):
+        children = child_candidates(candidate, result[1], result[3])
+        assert result[4] is not None or not result[1]
+        for child, child_result in zip(children, result[4] or [], strict=True):
+            assert child_result == process_chunk(([child], {}, 1 << 20, os.getpid(), False))[1][0]
+    assert count == process_chunk((candidates, {}, 1 << 20, os.getpid(), False))[0] - sum(
+        process_chunk(([c], {}, 1 << 20, os.getpid(), False))[0] for c in candidates if c[3] > 2
+    )
+
+
+def _experiments(root: Path, count: int) -> None:
+    """`count` experiment folders of a few tasks each (enough for the pool to share out the level)."""
+    for index in range(count):
+        experiment = root / f"exp_{index:02d}_03-20_09-15"
+        for task in range(3):
+            log(experiment / f"task_{task}", "Andy_0_0.json", SCORE(task % 2), start=START + index * 10**6)
+            log(experiment / f"task_{task}", "Jill_0_0.json", start=START + index * 10**6 + 500)
+        (experiment / "results.txt").write_text(f"{{'model': 'm{index % 3}'}}")
+
+
+def test_levels_shared_out_with_scanning_ahead_give_the_walk_order_and_its_cycle_checks(
+    tmp_path: Path, monkeypatch
+) -> None:
+    root = tmp_path / "experiments"
+    _experiments(root, 40)
+    for run in range(2):  # per-run folders: combined across chunks
+        log(root / "exp_03_03-20_09-15" / f"task_9_{run}", "Andy_0.json", SCORE(run), start=START + run)
+    log(root / "exp_04_03-20_09-15", "task_8_Andy_0_0.json", SCORE(1))  # a flat log
+    os.symlink(root / "exp_05_03-20_09-15" / "task_1", root / "aa_link")  # reaches a task folder first
+    os.symlink(root / "exp_02_03-20_09-15" / "task_0", root / "exp_01_03-20_09-15" / "zz_link")
+    os.symlink(root / "exp_00_03-20_09-15", root / "zz_alias")  # reached after the folder itself
+    os.symlink(root, root / "exp_06_03-20_09-15" / "loop")  # a cycle
+    roots = [str(root), str(root / "exp_07_03-20_09-15")]  # overlapping roots
+    expanded = []
+    jobs = collect._jobs
+
+    def spy(*args, **kwargs):
+        expanded.append(kwargs.get("expand", args[4] if len(args) > 4 else False))
+        return jobs(*args, **kwargs)
+
+    monkeypatch.setattr(collect, "_jobs", spy)
+    one, skipped_one = collect_runs(roots, {}, workers=1)
+    assert not any(expanded)
+    two, skipped_two = collect_runs(roots, {}, workers=2)
+    assert any(expanded)  # the experiment level was shared out, scanning ahead
+    small, skipped_small = collect_runs(roots, {}, workers=2, chunk_size=3)
+    dump = lambda runs: json.dumps(runs, sort_keys=True, default=str)  # noqa: E731
+    assert dump(one) == dump(two) == dump(small)
+    assert skipped_one == skipped_two == skipped_small
+    reasons = {os.path.relpath(item.path, root): item.reason for item in skipped_one}
+    assert "same folder as" in reasons["zz_alias"] and "same folder as" in reasons["exp_06_03-20_09-15/loop"]
+    # a folder scanned ahead but reached first through a symlink earlier in the walk: left out
+    assert reasons["exp_02_03-20_09-15/task_0"].endswith("zz_link (analysed once)")
+    assert reasons["exp_05_03-20_09-15/task_1"].endswith("aa_link (analysed once)")
+    assert "same folder as" in reasons["exp_07_03-20_09-15"]  # the second root came first
+    assert {run["task_id"] for run in one} >= {"task_9", "task_8", "aa_link", "zz_link"}
 
 
 def test_shrinking_chunks_keep_every_item_in_order_and_end_small() -> None:

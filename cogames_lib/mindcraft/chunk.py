@@ -61,8 +61,30 @@ def cached_metrics(task_id: str, definition: Any) -> dict[str, Any]:
 
 
 ChunkOutput = tuple[int, list[tuple[Any, ...]], list[int]]
-# (chunk, definitions its folders need, max bytes, pid of the process that merges the results)
-ChunkJob = tuple[list[Candidate], Mapping[str, Any], int, int]
+# (chunk, definitions its folders need, max bytes, pid of the process that merges the results,
+# whether to scan the plain subfolders of each folder too)
+ChunkJob = tuple[list[Candidate], Mapping[str, Any], int, int, bool]
+
+
+def child_candidates(
+    candidate: Candidate, subfolders: tuple[tuple[str, str | None], ...], s3_marker: bool
+) -> list[Candidate]:
+    """The candidates for the subfolders a scan of `candidate` found, in their (sorted) order."""
+    root_index, parts, path, depth, _, real, allowed = candidate
+    hint = "s3_download" if s3_marker else "current"
+    prefix, real_prefix = path + os.sep, real + os.sep
+    same = prefix == real_prefix  # no symlink on the way: one string for both, pickled once
+    children: list[Candidate] = []
+    for name, link_real in subfolders:
+        if link_real is None:
+            child_path = prefix + name
+            real_path = child_path if same else real_prefix + name
+            children.append((root_index, (*parts, name), child_path, depth + 1, hint, real_path, allowed))
+        else:
+            children.append(
+                (root_index, (*parts, name), prefix + name, depth + 1, hint, link_real, (*allowed, link_real))
+            )
+    return children
 
 
 def process_chunk(job: ChunkJob) -> ChunkOutput | tuple[int, bytes]:
@@ -91,37 +113,62 @@ def unpack_chunk(result: ChunkOutput | tuple[int, bytes]) -> ChunkOutput:
 
 
 def _process(job: ChunkJob) -> ChunkOutput:
+    """One result per candidate: (units, subfolders, skipped, s3 marker, children). With `expand`,
+    children holds the result of each plain subfolder (None for a symlinked one, which the walk
+    scans itself), scanned here one level ahead of the walk; else children is None."""
     with gc_paused():
-        chunk, definitions, max_bytes, _ = job
-        results = []
+        chunk, definitions, max_bytes, _, expand = job
+        results: list[tuple[Any, ...]] = []
         hashes: list[int] = []
         logs_read = 0
         for candidate in chunk:
-            path, depth, hint, real, allowed = candidate[2:]
-            scan = scan_folder(path, depth, hint, allowed)
-            units: list[tuple[str, Any, Any]] = []
-            for unit in scan.units:
-                outcomes = read_unit(unit, max_bytes)
-                logs_read += len(outcomes)
-                if unit.layout in ("per_run", "flat"):  # combined in the parent, with its sibling folders
-                    units.append(("partial", unit._replace(logs=()), outcomes))
-                    hashes += copy_hashes(outcomes)  # a superset: the parent may mark some stale
-                    continue
-                definition = definitions.get(unit.task_id)
-                run = build_run(
-                    unit.task_id,
-                    path,
-                    unit.layout,
-                    outcomes,
-                    definition,
-                    metrics=cached_metrics(unit.task_id, definition),  # shared: nothing mutates it
-                    ignored_files=unit.others,
-                    unit_key=real,
-                )
-                units.append(("run", None, run))  # the unit is not needed back: smaller results
-                hashes += copy_hashes(run["agent_outcomes"])
-            results.append((units, scan.subfolders, scan.skipped, scan.s3_marker))
+            count, result = _scan(candidate, definitions, max_bytes, hashes)
+            logs_read += count
+            if expand and result[1]:
+                children: list[Any] = []
+                kids = child_candidates(candidate, result[1], result[3])
+                for (_, link_real), child in zip(result[1], kids, strict=True):
+                    if link_real is None:  # a symlinked folder is left to the walk's cycle checks
+                        count, child_result = _scan(child, definitions, max_bytes, hashes)
+                        logs_read += count
+                        children.append(child_result)
+                    else:
+                        children.append(None)
+                result = (*result[:4], children)
+            results.append(result)
         return logs_read, results, hashes
+
+
+def _scan(
+    candidate: Candidate, definitions: Mapping[str, Any], max_bytes: int, hashes: list[int]
+) -> tuple[int, tuple[Any, ...]]:
+    """(logs read, (units, subfolders, skipped, s3 marker, None)) of one folder; adds the copy hashes
+    of its logs to `hashes`."""
+    path, depth, hint, real, allowed = candidate[2:]
+    scan = scan_folder(path, depth, hint, allowed)
+    units: list[tuple[str, Any, Any]] = []
+    logs_read = 0
+    for unit in scan.units:
+        outcomes = read_unit(unit, max_bytes)
+        logs_read += len(outcomes)
+        if unit.layout in ("per_run", "flat"):  # combined in the parent, with its sibling folders
+            units.append(("partial", unit._replace(logs=()), outcomes))
+            hashes += copy_hashes(outcomes)  # a superset: the parent may mark some stale
+            continue
+        definition = definitions.get(unit.task_id)
+        run = build_run(
+            unit.task_id,
+            path,
+            unit.layout,
+            outcomes,
+            definition,
+            metrics=cached_metrics(unit.task_id, definition),  # shared: nothing mutates it
+            ignored_files=unit.others,
+            unit_key=real,
+        )
+        units.append(("run", None, run))  # the unit is not needed back: smaller results
+        hashes += copy_hashes(run["agent_outcomes"])
+    return logs_read, (units, scan.subfolders, scan.skipped, scan.s3_marker, None)
 
 
 def log_count(job: Any, output: ChunkOutput) -> int:

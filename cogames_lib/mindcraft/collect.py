@@ -25,6 +25,7 @@ from cogames_lib.errors import ParameterError
 from cogames_lib.mindcraft.chunk import (
     CHUNK_PRELOAD,
     Candidate,
+    child_candidates,
     gc_paused,
     log_count,
     process_chunk,
@@ -45,6 +46,11 @@ CHUNK_SIZE = 200
 # round trip; this process's extra work (unpickling, merging) mostly overlaps the workers' last chunk.
 HERE_SHARE = 1.0
 WORKER_CHUNKS = 4
+# A level of at least this many folders per process, but no more than a chunk (experiment folders),
+# is shared out with each chunk scanning one level ahead; this process's share is smaller there, as it
+# also merges the level below.
+EXPAND_MIN_FOLDERS = 16
+EXPAND_HERE_SHARE = 0.9
 
 Key = tuple[int, tuple[str, ...]]
 Found = tuple[
@@ -79,19 +85,25 @@ def _name(candidate: Candidate) -> str:
 
 
 def _jobs(
-    chunks: list[list[Candidate]], definitions: Mapping[str, Any], max_bytes: int, here: int = 0
+    chunks: list[list[Candidate]],
+    definitions: Mapping[str, Any],
+    max_bytes: int,
+    here: int = 0,
+    expand: bool = False,
 ) -> list[Any]:
-    """(chunk, definitions, max bytes, this process's pid) per chunk: the first `here` chunks run in
-    this process and share `definitions`; a worker's chunk carries only those its folder names need."""
+    """A `ChunkJob` per chunk: the first `here` chunks run in this process and share `definitions`;
+    a worker's chunk carries only those its folder names need (all of them when it `expand`s: its
+    subfolders' names are not known yet)."""
     pid = os.getpid()
     return [
         (
             chunk,
             definitions
-            if index < here or not definitions
+            if index < here or expand or not definitions
             else {name: definitions[name] for c in chunk if (name := _name(c)) in definitions},
             max_bytes,
             pid,
+            expand,
         )
         for index, chunk in enumerate(chunks)
     ]
@@ -103,43 +115,24 @@ def _merge(
     found: list[Found],
     skipped: list[tuple[Key, SkippedFolder]],
     pending: list[Candidate],
+    scanned: dict[Key, tuple[Any, ...]],
 ) -> None:
-    """Add what a chunk's folders held to `found` and `skipped`, their subfolders to `pending`."""
-    for candidate, (units, subfolders, scan_skipped, s3_marker) in zip(chunk, output, strict=True):
-        root_index, parts, path, depth, _, real, allowed = candidate
-        key = (root_index, parts)
+    """Add what a chunk's folders held to `found` and `skipped`, their subfolders to `pending`, and
+    the results of subfolders a chunk scanned ahead (`expand`) to `scanned`, by key."""
+    for candidate, (units, subfolders, scan_skipped, s3_marker, ahead) in zip(chunk, output, strict=True):
+        key = (candidate[0], candidate[1])
         for number, (kind, unit, payload) in enumerate(units):
             found.append((key, number, kind, unit, payload))
         if scan_skipped:
             skipped.extend((key, item) for item in scan_skipped)
         if not subfolders:
             continue
-        hint = "s3_download" if s3_marker else "current"
-        prefix, real_prefix = path + os.sep, real + os.sep
-        same = prefix == real_prefix  # no symlink on the way: one string for both, pickled once
-        for name, link_real in subfolders:
-            if link_real is None:
-                child_path = prefix + name
-                child = (
-                    root_index,
-                    (*parts, name),
-                    child_path,
-                    depth + 1,
-                    hint,
-                    child_path if same else real_prefix + name,
-                    allowed,
-                )
-            else:
-                child = (
-                    root_index,
-                    (*parts, name),
-                    prefix + name,
-                    depth + 1,
-                    hint,
-                    link_real,
-                    (*allowed, link_real),
-                )
-            pending.append(child)
+        children = child_candidates(candidate, subfolders, s3_marker)
+        pending += children
+        if ahead is not None:
+            for child, result in zip(children, ahead, strict=True):
+                if result is not None:
+                    scanned[(child[0], child[1])] = result
 
 
 def _walk(
@@ -175,30 +168,36 @@ def _walk(
     ) as fan:
         if not auto:  # the workers start while this process scans the first levels
             fan.start_workers()
+        scanned: dict[Key, tuple[Any, ...]] = {}  # results of folders a chunk scanned ahead, by key
         while pending:
+            pending.sort()  # key order: the first path to reach a real folder scans it
             fresh: list[Candidate] = []
-            for candidate in pending:  # in key order: the first path to reach a real folder scans it
+            ready: list[Candidate] = []
+            for candidate in pending:
                 key = (candidate[0], candidate[1])
                 if candidate[5] in walked:
                     reason = f"same folder as {display_text(walked[candidate[5]])} (analysed once)"
                     skipped.append((key, SkippedFolder(candidate[2], reason)))
+                    scanned.pop(key, None)  # scanned ahead for nothing: the walk would not scan it
                 else:
                     walked[candidate[5]] = candidate[2]
-                    fresh.append(candidate)
-            fresh.sort()  # by (root index, path parts) first: the walk order
+                    (ready if key in scanned else fresh).append(candidate)
+            pending = []  # the next level
+            if ready:
+                _merge(ready, [scanned.pop((c[0], c[1])) for c in ready], found, skipped, pending, scanned)
             chunks = _chunks(fresh, chunk_size)
-            pending = []  # the next level, in key order: chunks are merged in order as they come
             position = 0
             while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
                 count, output, hashes = unpack_chunk(
                     process_chunk(_jobs([chunks[position]], definitions, max_bytes, here=1)[0])
                 )
                 logs_seen += count
-                _merge(chunks[position], output, found, skipped, pending)
+                _merge(chunks[position], output, found, skipped, pending, scanned)
                 hash_lists.append(hashes)
                 position += 1
             rest = fresh[position * chunk_size :]
             here = len(chunks) - position  # a level of one chunk is scanned here: a round trip costs more
+            expand = False
             if pool_size > 1 and len(rest) > chunk_size:
                 # this process keeps its share of the level in chunks (the bar moves); the workers get a
                 # few large chunks each: every chunk carries the definitions its folders need and comes
@@ -209,14 +208,23 @@ def _walk(
                 theirs = _shrinking_chunks(others, (pool_size - 1) * WORKER_CHUNKS, chunk_size)
                 chunks[position:] = mine + theirs
                 here = len(mine)
-            results = fan.map(
-                process_chunk, _jobs(chunks[position:], definitions, max_bytes, here), log_count, here=here
-            )
+            elif pool_size > 1 and len(rest) >= EXPAND_MIN_FOLDERS * pool_size:
+                # a small level of many folders (experiments): shared out likewise, each chunk scanning
+                # its folders' plain subfolders too (the walk's next level, merged without a scan), so
+                # the workers start on it at once instead of waiting while this process scans it all
+                split = int(len(rest) * EXPAND_HERE_SHARE / pool_size)
+                own, others = rest[:split], rest[split:]
+                mine = _chunks(own, max(1, len(own) // 8))
+                theirs = _shrinking_chunks(others, (pool_size - 1) * WORKER_CHUNKS, 1)
+                chunks[position:] = mine + theirs
+                here, expand = len(mine), True
+            jobs = _jobs(chunks[position:], definitions, max_bytes, here, expand)
+            results = fan.map(process_chunk, jobs, log_count, here=here)
             for chunk, result in zip(chunks[position:], results, strict=True):
                 count, output, hashes = unpack_chunk(result)
                 logs_seen += count
                 # merged now: this process's own chunks while the workers still run
-                _merge(chunk, output, found, skipped, pending)
+                _merge(chunk, output, found, skipped, pending, scanned)
                 hash_lists.append(hashes)
     return found, skipped, may_have_copies(hash_lists)
 
