@@ -116,17 +116,21 @@ def test_a_worker_chunk_comes_back_marshalled_and_unpacks_to_the_same_output(mix
         assert unpack_chunk(there) == here
         assert isinstance(there[1], bytes) == (chunk is plain)  # objects that marshal refuses: pickled
     assert unpack_chunk(here) is here
-    # scanning ahead: each plain subfolder's result is the one its own scan gives
+    # scanning ahead: a plain subfolder without subfolders of its own comes back with the result its
+    # own scan gives; any other is left to the walk (None), and its logs are not counted
     top = [c for c in candidates if c[3] == 1]
     count, ahead, _ = process_chunk((top, {}, 1 << 20, os.getpid(), True))
+    expected_count = process_chunk((top, {}, 1 << 20, os.getpid(), False))[0]
+    leaves = 0
     for candidate, result in zip(top, ahead, strict=True):
         children = child_candidates(candidate, result[1], result[3])
-        assert result[4] is not None or not result[1]
+        assert (result[4] is None) == (not result[1])
         for child, child_result in zip(children, result[4] or [], strict=True):
-            assert child_result == process_chunk(([child], {}, 1 << 20, os.getpid(), False))[1][0]
-    assert count == process_chunk((candidates, {}, 1 << 20, os.getpid(), False))[0] - sum(
-        process_chunk(([c], {}, 1 << 20, os.getpid(), False))[0] for c in candidates if c[3] > 2
-    )
+            count_alone, (own,), _ = process_chunk(([child], {}, 1 << 20, os.getpid(), False))
+            assert child_result == (own if not own[1] else None)
+            leaves += child_result is not None
+            expected_count += count_alone if child_result is not None else 0
+    assert count == expected_count and leaves >= 3
 
 
 def _experiments(root: Path, count: int) -> None:

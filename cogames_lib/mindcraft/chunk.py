@@ -113,9 +113,10 @@ def unpack_chunk(result: ChunkOutput | tuple[int, bytes]) -> ChunkOutput:
 
 
 def _process(job: ChunkJob) -> ChunkOutput:
-    """One result per candidate: (units, subfolders, skipped, s3 marker, children). With `expand`,
-    children holds the result of each plain subfolder (None for a symlinked one, which the walk
-    scans itself), scanned here one level ahead of the walk; else children is None."""
+    """One result per candidate: (units, subfolders, skipped, s3 marker, ahead). With `expand`,
+    `ahead` holds, per subfolder, its own result when it is a plain folder (not reached by a
+    symlink) with no subfolders of its own (a task folder), scanned here one level ahead of the
+    walk, else None (the walk scans it in its turn); without `expand`, `ahead` is None."""
     with gc_paused():
         chunk, definitions, max_bytes, _, expand = job
         results: list[tuple[Any, ...]] = []
@@ -125,16 +126,21 @@ def _process(job: ChunkJob) -> ChunkOutput:
             count, result = _scan(candidate, definitions, max_bytes, hashes)
             logs_read += count
             if expand and result[1]:
-                children: list[Any] = []
+                ahead: list[Any] = []
                 kids = child_candidates(candidate, result[1], result[3])
                 for (_, link_real), child in zip(result[1], kids, strict=True):
-                    if link_real is None:  # a symlinked folder is left to the walk's cycle checks
-                        count, child_result = _scan(child, definitions, max_bytes, hashes)
-                        logs_read += count
-                        children.append(child_result)
-                    else:
-                        children.append(None)
-                result = (*result[:4], children)
+                    if link_real is not None:  # a symlinked folder is left to the walk's cycle checks
+                        ahead.append(None)
+                        continue
+                    child_hashes: list[int] = []
+                    count, child_result = _scan(child, definitions, max_bytes, child_hashes)
+                    if child_result[1]:  # not a leaf: its subfolders are the walk's next level
+                        ahead.append(None)
+                        continue
+                    logs_read += count
+                    hashes += child_hashes
+                    ahead.append(child_result)
+                result = (*result[:4], ahead)
             results.append(result)
         return logs_read, results, hashes
 

@@ -114,11 +114,12 @@ def _merge(
     output: list[tuple[Any, ...]],
     found: list[Found],
     skipped: list[tuple[Key, SkippedFolder]],
-    pending: list[Candidate],
-    scanned: dict[Key, tuple[Any, ...]],
+    walked: dict[str, str],
+    following: list[Candidate],
 ) -> None:
-    """Add what a chunk's folders held to `found` and `skipped`, their subfolders to `pending`, and
-    the results of subfolders a chunk scanned ahead (`expand`) to `scanned`, by key."""
+    """Add what a chunk's folders held to `found` and `skipped`; their subfolders, in key order, are
+    each walked once: a folder whose real path was reached before is skipped, one scanned ahead
+    (`_process`) is merged now, any other goes to `following` (the walk's next level)."""
     for candidate, (units, subfolders, scan_skipped, s3_marker, ahead) in zip(chunk, output, strict=True):
         key = (candidate[0], candidate[1])
         for number, (kind, unit, payload) in enumerate(units):
@@ -127,12 +128,18 @@ def _merge(
             skipped.extend((key, item) for item in scan_skipped)
         if not subfolders:
             continue
-        children = child_candidates(candidate, subfolders, s3_marker)
-        pending += children
-        if ahead is not None:
-            for child, result in zip(children, ahead, strict=True):
-                if result is not None:
-                    scanned[(child[0], child[1])] = result
+        for index, child in enumerate(child_candidates(candidate, subfolders, s3_marker)):
+            real = child[5]
+            if real in walked:
+                reason = f"same folder as {display_text(walked[real])} (analysed once)"
+                skipped.append(((child[0], child[1]), SkippedFolder(child[2], reason)))
+                continue
+            walked[real] = child[2]
+            result = None if ahead is None else ahead[index]
+            if result is None:
+                following.append(child)
+            else:  # a leaf: nothing of it goes further
+                _merge([child], [result], found, skipped, walked, following)
 
 
 def _walk(
@@ -147,13 +154,21 @@ def _walk(
     sort the first two by key for the walk order."""
     auto = workers is None
     pool_size = (os.cpu_count() or 1) if workers is None else workers
-    pending: list[Candidate] = []
-    for index, root in enumerate(roots):
-        real = os.path.realpath(root)
-        pending.append((index, (), os.path.normpath(root), 0, "current", real, (real,)))
     found: list[Found] = []
     skipped: list[tuple[Key, SkippedFolder]] = []
-    walked: dict[str, str] = {}  # real path -> the path it was scanned under
+    # real path -> the path it was walked under. Folders are registered in walk order (a level in
+    # key order, after every level above): the first path to reach a real folder scans it.
+    walked: dict[str, str] = {}
+    pending: list[Candidate] = []  # the level to scan, in key order
+    for index, root in enumerate(roots):
+        real = os.path.realpath(root)
+        path = os.path.normpath(root)
+        if real in walked:
+            reason = f"same folder as {display_text(walked[real])} (analysed once)"
+            skipped.append(((index, ()), SkippedFolder(path, reason)))
+        else:
+            walked[real] = path
+            pending.append((index, (), path, 0, "current", real, (real,)))
     logs_seen = 0
     hash_lists: list[list[int]] = []  # per chunk, the copy hashes of its logs
     # this process is one of the `pool_size` processes: it takes its share of every large level while
@@ -168,23 +183,8 @@ def _walk(
     ) as fan:
         if not auto:  # the workers start while this process scans the first levels
             fan.start_workers()
-        scanned: dict[Key, tuple[Any, ...]] = {}  # results of folders a chunk scanned ahead, by key
         while pending:
-            pending.sort()  # key order: the first path to reach a real folder scans it
-            fresh: list[Candidate] = []
-            ready: list[Candidate] = []
-            for candidate in pending:
-                key = (candidate[0], candidate[1])
-                if candidate[5] in walked:
-                    reason = f"same folder as {display_text(walked[candidate[5]])} (analysed once)"
-                    skipped.append((key, SkippedFolder(candidate[2], reason)))
-                    scanned.pop(key, None)  # scanned ahead for nothing: the walk would not scan it
-                else:
-                    walked[candidate[5]] = candidate[2]
-                    (ready if key in scanned else fresh).append(candidate)
-            pending = []  # the next level
-            if ready:
-                _merge(ready, [scanned.pop((c[0], c[1])) for c in ready], found, skipped, pending, scanned)
+            fresh, pending = pending, []  # merging the level's chunks in order fills the next one
             chunks = _chunks(fresh, chunk_size)
             position = 0
             while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
@@ -192,7 +192,7 @@ def _walk(
                     process_chunk(_jobs([chunks[position]], definitions, max_bytes, here=1)[0])
                 )
                 logs_seen += count
-                _merge(chunks[position], output, found, skipped, pending, scanned)
+                _merge(chunks[position], output, found, skipped, walked, pending)
                 hash_lists.append(hashes)
                 position += 1
             rest = fresh[position * chunk_size :]
@@ -224,7 +224,7 @@ def _walk(
                 count, output, hashes = unpack_chunk(result)
                 logs_seen += count
                 # merged now: this process's own chunks while the workers still run
-                _merge(chunk, output, found, skipped, pending, scanned)
+                _merge(chunk, output, found, skipped, walked, pending)
                 hash_lists.append(hashes)
     return found, skipped, may_have_copies(hash_lists)
 
