@@ -19,8 +19,8 @@ from cogames_lib.mindcraft import (
     summary_construction_scores,
     task_file_paths,
 )
-from cogames_lib.mindcraft.chunk import child_candidates, process_chunk, unpack_chunk
-from cogames_lib.mindcraft.collect import _shrinking_chunks, collect_runs
+from cogames_lib.mindcraft.chunk import child_candidates, process_chunk, shrinking_chunks, unpack_chunk
+from cogames_lib.mindcraft.collect import collect_runs
 
 SAMPLE_TASKS = Path(__file__).resolve().parents[1] / "data" / "mindcraft_sample" / "tasks"
 START = 1_742_300_000_000
@@ -157,13 +157,13 @@ def test_levels_shared_out_with_scanning_ahead_give_the_walk_order_and_its_cycle
     os.symlink(root, root / "exp_06_03-20_09-15" / "loop")  # a cycle
     roots = [str(root), str(root / "exp_07_03-20_09-15")]  # overlapping roots
     expanded = []
-    jobs = collect._jobs
+    jobs = collect.chunk_jobs
 
     def spy(*args, **kwargs):
         expanded.append(kwargs.get("expand", args[4] if len(args) > 4 else False))
         return jobs(*args, **kwargs)
 
-    monkeypatch.setattr(collect, "_jobs", spy)
+    monkeypatch.setattr(collect, "chunk_jobs", spy)
     one, skipped_one = collect_runs(roots, {}, workers=1)
     assert not any(expanded)
     two, skipped_two = collect_runs(roots, {}, workers=2)
@@ -183,11 +183,11 @@ def test_levels_shared_out_with_scanning_ahead_give_the_walk_order_and_its_cycle
 
 def test_shrinking_chunks_keep_every_item_in_order_and_end_small() -> None:
     items = list(range(5000))
-    chunks = _shrinking_chunks(items, 4, 200)
+    chunks = shrinking_chunks(items, 4, 200)
     sizes = [len(chunk) for chunk in chunks]
     assert [item for chunk in chunks for item in chunk] == items
     assert sizes == sorted(sizes, reverse=True) and sizes[-1] <= items[-1] // 8
-    assert [len(c) for c in _shrinking_chunks(list(range(300)), 4, 200)] == [200, 100]
+    assert [len(c) for c in shrinking_chunks(list(range(300)), 4, 200)] == [200, 100]
 
 
 def test_a_log_that_started_long_before_its_partners_is_stale_never_success(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""One chunk of the Mindcraft walk, as a worker process runs it (`process_chunk`): scan each candidate
+"""One chunk of the Mindcraft walk, as a worker process runs it (`process_chunk`), and how a level is cut
+into chunks (`even_chunks`, `shrinking_chunks`, `chunk_jobs`). A chunk: scan each candidate
 folder once, read and classify its logs, combine its current-layout tasks. `collect.py` walks and merges.
 """
 
@@ -85,6 +86,58 @@ def child_candidates(
                 (root_index, (*parts, name), prefix + name, depth + 1, hint, link_real, (*allowed, link_real))
             )
     return children
+
+
+def even_chunks(items: list[Any], size: int) -> list[list[Any]]:
+    """`items` in chunks of `size` (the last may be smaller)."""
+    return [items[start : start + size] for start in range(0, len(items), size)]
+
+
+def shrinking_chunks(items: list[Any], count: int, minimum: int) -> list[list[Any]]:
+    """`items` in up to `count` chunks of sizes falling as count, count - 1, ..., 1 (none but the
+    last below `minimum`): a pool's last results come back small, so little is left to send, read and merge
+    once the workers are done."""
+    total_weight = count * (count + 1) // 2
+    chunks, start = [], 0
+    for weight in range(count, 0, -1):
+        if start >= len(items):
+            break
+        size = max(minimum, -(-len(items) * weight // total_weight))
+        chunks.append(items[start : start + size])
+        start += size
+    if start < len(items):
+        chunks.append(items[start:])
+    return chunks
+
+
+def _folder_name(candidate: Candidate) -> str:
+    """A candidate folder's name (a task folder's task id): its last path part, or a root's basename."""
+    return candidate[1][-1] if candidate[1] else os.path.basename(candidate[2])
+
+
+def chunk_jobs(
+    chunks: list[list[Candidate]],
+    definitions: Mapping[str, Any],
+    max_bytes: int,
+    here: int = 0,
+    expand: bool = False,
+) -> list[Any]:
+    """A `ChunkJob` per chunk: the first `here` chunks run in this process and share `definitions`;
+    a worker's chunk carries only those its folder names need (all of them when it `expand`s: its
+    subfolders' names are not known yet)."""
+    pid = os.getpid()
+    return [
+        (
+            chunk,
+            definitions
+            if index < here or expand or not definitions
+            else {name: definitions[name] for c in chunk if (name := _folder_name(c)) in definitions},
+            max_bytes,
+            pid,
+            expand,
+        )
+        for index, chunk in enumerate(chunks)
+    ]
 
 
 def process_chunk(job: ChunkJob) -> ChunkOutput | tuple[int, bytes]:

@@ -7,8 +7,15 @@ folders of different chunks). Every result carries its (root index, path parts) 
 it gives the order of a sorted depth-first walk, so the output is identical for any number of workers.
 
 Cycle safety: every folder is scanned once by its real path; a symlinked folder leading to a folder
-already scanned (a loop, or the same experiment twice) is listed as skipped. After the walk, logs that
-are byte-identical copies across tasks are marked stale (`stale.py`) and their runs recombined.
+already scanned (a loop, or the same experiment twice) is listed as skipped. Which path scans a folder
+is decided in walk order (level by level, each in key order), whatever process scanned what: a chunk
+may scan its folders' plain leaf subfolders ahead (`_process`), and such a result is dropped when the
+walk finds the folder reached before. After the walk, logs that are byte-identical copies across
+tasks are marked stale (`stale.py`) and their runs recombined.
+
+With a pool, this process is one of the processes: it keeps a share of each large level (or of a level
+of many experiment folders, scanned a level ahead) and merges the workers' chunks as they come; a
+worker's chunk comes back marshalled (`chunk.py`).
 Workers: `None` means automatic: this process alone for small trees, and all cores once more than
 `AUTO_PARALLEL_LOGS` logs have been seen with work left (process start-up costs more than it saves
 below that).
@@ -26,9 +33,12 @@ from cogames_lib.mindcraft.chunk import (
     CHUNK_PRELOAD,
     Candidate,
     child_candidates,
+    chunk_jobs,
+    even_chunks,
     gc_paused,
     log_count,
     process_chunk,
+    shrinking_chunks,
     unpack_chunk,
 )
 from cogames_lib.mindcraft.discovery import SkippedFolder, TaskUnit, as_path_list
@@ -56,57 +66,6 @@ Key = tuple[int, tuple[str, ...]]
 Found = tuple[
     Key, int, str, TaskUnit | None, Any
 ]  # (key, position in its folder, "run" | "partial", unit of a partial, payload)
-
-
-def _chunks(items: list[Any], size: int) -> list[list[Any]]:
-    return [items[start : start + size] for start in range(0, len(items), size)]
-
-
-def _shrinking_chunks(items: list[Any], count: int, minimum: int) -> list[list[Any]]:
-    """`items` in up to `count` chunks of sizes falling as count, count - 1, ..., 1 (none but the
-    last below `minimum`): a pool's last results come back small, so little is left to send, read and merge
-    once the workers are done."""
-    total_weight = count * (count + 1) // 2
-    chunks, start = [], 0
-    for weight in range(count, 0, -1):
-        if start >= len(items):
-            break
-        size = max(minimum, -(-len(items) * weight // total_weight))
-        chunks.append(items[start : start + size])
-        start += size
-    if start < len(items):
-        chunks.append(items[start:])
-    return chunks
-
-
-def _name(candidate: Candidate) -> str:
-    """A candidate folder's name (a task folder's task id): its last path part, or a root's basename."""
-    return candidate[1][-1] if candidate[1] else os.path.basename(candidate[2])
-
-
-def _jobs(
-    chunks: list[list[Candidate]],
-    definitions: Mapping[str, Any],
-    max_bytes: int,
-    here: int = 0,
-    expand: bool = False,
-) -> list[Any]:
-    """A `ChunkJob` per chunk: the first `here` chunks run in this process and share `definitions`;
-    a worker's chunk carries only those its folder names need (all of them when it `expand`s: its
-    subfolders' names are not known yet)."""
-    pid = os.getpid()
-    return [
-        (
-            chunk,
-            definitions
-            if index < here or expand or not definitions
-            else {name: definitions[name] for c in chunk if (name := _name(c)) in definitions},
-            max_bytes,
-            pid,
-            expand,
-        )
-        for index, chunk in enumerate(chunks)
-    ]
 
 
 def _merge(
@@ -185,11 +144,11 @@ def _walk(
             fan.start_workers()
         while pending:
             fresh, pending = pending, []  # merging the level's chunks in order fills the next one
-            chunks = _chunks(fresh, chunk_size)
+            chunks = even_chunks(fresh, chunk_size)
             position = 0
             while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
                 count, output, hashes = unpack_chunk(
-                    process_chunk(_jobs([chunks[position]], definitions, max_bytes, here=1)[0])
+                    process_chunk(chunk_jobs([chunks[position]], definitions, max_bytes, here=1)[0])
                 )
                 logs_seen += count
                 _merge(chunks[position], output, found, skipped, walked, pending)
@@ -204,8 +163,8 @@ def _walk(
                 # back as one message, so fewer chunks cost less on both sides
                 split = int(len(rest) * HERE_SHARE / pool_size)
                 own, others = rest[:split], rest[split:]
-                mine = _chunks(own, chunk_size)
-                theirs = _shrinking_chunks(others, (pool_size - 1) * WORKER_CHUNKS, chunk_size)
+                mine = even_chunks(own, chunk_size)
+                theirs = shrinking_chunks(others, (pool_size - 1) * WORKER_CHUNKS, chunk_size)
                 chunks[position:] = mine + theirs
                 here = len(mine)
             elif pool_size > 1 and len(rest) >= EXPAND_MIN_FOLDERS * pool_size:
@@ -214,11 +173,11 @@ def _walk(
                 # the workers start on it at once instead of waiting while this process scans it all
                 split = int(len(rest) * EXPAND_HERE_SHARE / pool_size)
                 own, others = rest[:split], rest[split:]
-                mine = _chunks(own, max(1, len(own) // 8))
-                theirs = _shrinking_chunks(others, (pool_size - 1) * WORKER_CHUNKS, 1)
+                mine = even_chunks(own, max(1, len(own) // 8))
+                theirs = shrinking_chunks(others, (pool_size - 1) * WORKER_CHUNKS, 1)
                 chunks[position:] = mine + theirs
                 here, expand = len(mine), True
-            jobs = _jobs(chunks[position:], definitions, max_bytes, here, expand)
+            jobs = chunk_jobs(chunks[position:], definitions, max_bytes, here, expand)
             results = fan.map(process_chunk, jobs, log_count, here=here)
             for chunk, result in zip(chunks[position:], results, strict=True):
                 count, output, hashes = unpack_chunk(result)
