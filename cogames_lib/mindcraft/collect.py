@@ -97,8 +97,13 @@ def _merge(
             result = None if ahead is None else ahead[index]
             if result is None:
                 following.append(child)
-            else:  # a leaf: nothing of it goes further
-                _merge([child], [result], found, skipped, walked, following)
+                continue
+            # a leaf scanned ahead (most task folders with a pool): merged here, nothing goes further
+            child_key = (child[0], child[1])
+            for number, (kind, unit, payload) in enumerate(result[0]):
+                found.append((child_key, number, kind, unit, payload))
+            if result[2]:
+                skipped.extend((child_key, item) for item in result[2])
 
 
 def _walk(
