@@ -184,6 +184,7 @@ class FanOut:
         )
         self._bar: Any = None
         self._pool: ProcessPoolExecutor | None = None
+        self._released: list[threading.Thread] = []  # managers of released pools, joined on exit
         self._slots: Any = None
         self._client: Any = None
         self._owned: list[Any] = []  # Dask client and cluster this object started (closed on exit)
@@ -203,6 +204,8 @@ class FanOut:
                     for process in list(getattr(self._pool, "_processes", {}).values()):
                         process.terminate()
                 self._pool.shutdown(wait=True, cancel_futures=interrupted)
+            for thread in self._released:
+                thread.join()
             for resource in reversed(self._owned):
                 resource.close()
         finally:
@@ -280,6 +283,17 @@ class FanOut:
         if self.backend == "process" and self._pool is None:
             # a pool starts its processes on its first task: a no-op task, not waited for
             self._local_pool().submit(_start_task)
+
+    def release_workers(self) -> None:
+        """No more tasks go to the local pool: its workers may exit now, while this process finishes
+        its own work (their exit costs a few ms with a large parent). Leaving the `with` block still
+        waits for them; a later `map` starts a new pool."""
+        if self._pool is not None:
+            thread = getattr(self._pool, "_executor_manager_thread", None)
+            if thread is not None:
+                self._released.append(thread)  # it joins the workers as it ends
+            self._pool.shutdown(wait=False)
+            self._pool = None
 
     def _local_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:

@@ -183,3 +183,16 @@ def test_start_workers_starts_the_pool_before_any_map_and_changes_no_result() ->
         serial.start_workers()
         assert serial._pool is None
     assert all(not process.is_alive() for process in started.values())  # stopped on exit
+
+
+def test_released_workers_are_joined_on_exit_and_a_later_map_starts_a_new_pool() -> None:
+    with FanOut(workers=2, backend="process", progress=False) as fan:
+        first = list(fan.map(_pid_of, range(4)))
+        processes = dict(fan._pool._processes)  # type: ignore[union-attr]
+        fan.release_workers()
+        assert fan._pool is None
+        fan.release_workers()  # nothing left to release
+        again = list(fan.map(_pid_of, range(4)))  # a new pool
+        assert [value for value, _ in first] == [value for value, _ in again] == list(range(4))
+        processes.update(fan._pool._processes)  # type: ignore[union-attr]
+    assert all(not process.is_alive() for process in processes.values())

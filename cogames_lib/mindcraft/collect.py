@@ -106,18 +106,21 @@ def _merge(
                 skipped.extend((child_key, item) for item in result[2])
 
 
+def _pool_size(workers: int | None) -> int:
+    return (os.cpu_count() or 1) if workers is None else workers
+
+
 def _walk(
+    fan: FanOut,
     roots: list[str],
     definitions: Mapping[str, Any],
-    workers: int | None,
-    progress: bool,
+    auto: bool,
     chunk_size: int,
     max_bytes: int,
 ) -> tuple[list[Found], list[tuple[Key, SkippedFolder]], bool]:
     """(what each folder held, skipped entries with their keys, whether two logs may be copies);
-    sort the first two by key for the walk order."""
-    auto = workers is None
-    pool_size = (os.cpu_count() or 1) if workers is None else workers
+    sort the first two by key for the walk order. `fan` has this process and its workers."""
+    pool_size = fan.workers + 1 if fan.backend == "process" else 1
     found: list[Found] = []
     skipped: list[tuple[Key, SkippedFolder]] = []
     # real path -> the path it was walked under. Folders are registered in walk order (a level in
@@ -135,61 +138,52 @@ def _walk(
             pending.append((index, (), path, 0, "current", real, (real,)))
     logs_seen = 0
     hash_lists: list[list[int]] = []  # per chunk, the copy hashes of its logs
-    # this process is one of the `pool_size` processes: it takes its share of every large level while
-    # `pool_size - 1` workers take the rest (its own results need no pickling, and it would wait anyway)
-    with FanOut(
-        workers=max(1, pool_size - 1),
-        backend="process" if pool_size > 1 else "serial",
-        progress=progress,
-        description="agent logs",
-        unit="log",
-        preload=CHUNK_PRELOAD,
-    ) as fan:
-        if not auto:  # the workers start while this process scans the first levels
-            fan.start_workers()
-        while pending:
-            fresh, pending = pending, []  # merging the level's chunks in order fills the next one
-            chunks = even_chunks(fresh, chunk_size)
-            position = 0
-            while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
-                count, output, hashes = unpack_chunk(
-                    process_chunk(chunk_jobs([chunks[position]], definitions, max_bytes, here=1)[0])
-                )
-                logs_seen += count
-                _merge(chunks[position], output, found, skipped, walked, pending)
-                hash_lists.append(hashes)
-                position += 1
-            rest = fresh[position * chunk_size :]
-            here = len(chunks) - position  # a level of one chunk is scanned here: a round trip costs more
-            expand = False
-            if pool_size > 1 and len(rest) > chunk_size:
-                # this process keeps its share of the level in chunks (the bar moves); the workers get a
-                # few large chunks each: every chunk carries the definitions its folders need and comes
-                # back as one message, so fewer chunks cost less on both sides
-                split = int(len(rest) * HERE_SHARE / pool_size)
-                own, others = rest[:split], rest[split:]
-                mine = even_chunks(own, chunk_size)
-                theirs = shrinking_chunks(others, (pool_size - 1) * WORKER_CHUNKS, chunk_size)
-                chunks[position:] = mine + theirs
-                here = len(mine)
-            elif pool_size > 1 and len(rest) >= EXPAND_MIN_FOLDERS * pool_size:
-                # a small level of many folders (experiments): shared out likewise, each chunk scanning
-                # its folders' plain subfolders too (the walk's next level, merged without a scan), so
-                # the workers start on it at once instead of waiting while this process scans it all
-                split = int(len(rest) * EXPAND_HERE_SHARE / pool_size)
-                own, others = rest[:split], rest[split:]
-                mine = even_chunks(own, max(1, len(own) // 8))
-                theirs = shrinking_chunks(others, (pool_size - 1) * WORKER_CHUNKS, 1)
-                chunks[position:] = mine + theirs
-                here, expand = len(mine), True
-            jobs = chunk_jobs(chunks[position:], definitions, max_bytes, here, expand)
-            results = fan.map(process_chunk, jobs, log_count, here=here)
-            for chunk, result in zip(chunks[position:], results, strict=True):
-                count, output, hashes = unpack_chunk(result)
-                logs_seen += count
-                # merged now: this process's own chunks while the workers still run
-                _merge(chunk, output, found, skipped, walked, pending)
-                hash_lists.append(hashes)
+    if not auto:  # the workers start while this process scans the first levels
+        fan.start_workers()
+    while pending:
+        fresh, pending = pending, []  # merging the level's chunks in order fills the next one
+        chunks = even_chunks(fresh, chunk_size)
+        position = 0
+        while auto and position < len(chunks) and (logs_seen <= AUTO_PARALLEL_LOGS or pool_size == 1):
+            count, output, hashes = unpack_chunk(
+                process_chunk(chunk_jobs([chunks[position]], definitions, max_bytes, here=1)[0])
+            )
+            logs_seen += count
+            _merge(chunks[position], output, found, skipped, walked, pending)
+            hash_lists.append(hashes)
+            position += 1
+        rest = fresh[position * chunk_size :]
+        here = len(chunks) - position  # a level of one chunk is scanned here: a round trip costs more
+        expand = False
+        if pool_size > 1 and len(rest) > chunk_size:
+            # this process keeps its share of the level in chunks (the bar moves); the workers get a
+            # few large chunks each: every chunk carries the definitions its folders need and comes
+            # back as one message, so fewer chunks cost less on both sides
+            split = int(len(rest) * HERE_SHARE / pool_size)
+            own, others = rest[:split], rest[split:]
+            mine = even_chunks(own, chunk_size)
+            theirs = shrinking_chunks(others, (pool_size - 1) * WORKER_CHUNKS, chunk_size)
+            chunks[position:] = mine + theirs
+            here = len(mine)
+        elif pool_size > 1 and len(rest) >= EXPAND_MIN_FOLDERS * pool_size:
+            # a small level of many folders (experiments): shared out likewise, each chunk scanning
+            # its folders' plain subfolders too (the walk's next level, merged without a scan), so
+            # the workers start on it at once instead of waiting while this process scans it all
+            split = int(len(rest) * EXPAND_HERE_SHARE / pool_size)
+            own, others = rest[:split], rest[split:]
+            mine = even_chunks(own, max(1, len(own) // 8))
+            theirs = shrinking_chunks(others, (pool_size - 1) * WORKER_CHUNKS, 1)
+            chunks[position:] = mine + theirs
+            here, expand = len(mine), True
+        jobs = chunk_jobs(chunks[position:], definitions, max_bytes, here, expand)
+        results = fan.map(process_chunk, jobs, log_count, here=here)
+        for chunk, result in zip(chunks[position:], results, strict=True):
+            count, output, hashes = unpack_chunk(result)
+            logs_seen += count
+            # merged now: this process's own chunks while the workers still run
+            _merge(chunk, output, found, skipped, walked, pending)
+            hash_lists.append(hashes)
+    fan.release_workers()  # they exit while this process puts the runs in order
     return found, skipped, may_have_copies(hash_lists)
 
 
@@ -254,8 +248,21 @@ def collect_runs(
         raise ParameterError(f"workers: must be >= 1 (or None for automatic), got {workers}")
     if max_bytes < 1:
         raise ParameterError(f"max_bytes: must be >= 1, got {max_bytes}")
-    with gc_paused():
-        found, skipped, copies = _walk(roots, definitions, workers, progress, chunk_size, max_bytes)
+    pool_size = _pool_size(workers)
+    # this process is one of the `pool_size` processes: it takes its share of every large level while
+    # `pool_size - 1` workers take the rest (its own results need no pickling, and it would wait anyway)
+    with (
+        gc_paused(),
+        FanOut(
+            workers=max(1, pool_size - 1),
+            backend="process" if pool_size > 1 else "serial",
+            progress=progress,
+            description="agent logs",
+            unit="log",
+            preload=CHUNK_PRELOAD,
+        ) as fan,
+    ):
+        found, skipped, copies = _walk(fan, roots, definitions, workers is None, chunk_size, max_bytes)
         partials = [
             (key, number, unit, payload)
             for key, number, kind, unit, payload in found
