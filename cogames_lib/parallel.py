@@ -285,9 +285,10 @@ class FanOut:
             self._local_pool().submit(_start_task)
 
     def release_workers(self) -> None:
-        """No more tasks go to the local pool: its workers may exit now, while this process finishes
-        its own work (their exit costs a few ms with a large parent). Leaving the `with` block still
-        waits for them; a later `map` starts a new pool."""
+        """No more tasks go to the local pool: its workers finish the tasks submitted and exit, while
+        this process goes on with its own work (a worker's exit costs milliseconds with a large
+        parent). Results still come back as usual; leaving the `with` block waits for the workers;
+        a later `map` starts a new pool."""
         if self._pool is not None:
             thread = getattr(self._pool, "_executor_manager_thread", None)
             if thread is not None:

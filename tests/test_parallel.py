@@ -195,4 +195,8 @@ def test_released_workers_are_joined_on_exit_and_a_later_map_starts_a_new_pool()
         again = list(fan.map(_pid_of, range(4)))  # a new pool
         assert [value for value, _ in first] == [value for value, _ in again] == list(range(4))
         processes.update(fan._pool._processes)  # type: ignore[union-attr]
+        pending = fan.map(_slow_square, TASKS, here=2)  # released with its tasks still running
+        processes.update(fan._pool._processes)  # type: ignore[union-attr]
+        fan.release_workers()
+        assert list(pending) == [(value, value * value) for value in TASKS]
     assert all(not process.is_alive() for process in processes.values())

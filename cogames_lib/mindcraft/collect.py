@@ -177,13 +177,17 @@ def _walk(
             here, expand = len(mine), True
         jobs = chunk_jobs(chunks[position:], definitions, max_bytes, here, expand)
         results = fan.map(process_chunk, jobs, log_count, here=here)
+        if here < len(jobs):
+            # the workers' share of a level is submitted: let them exit once it is done, overlapping
+            # their exit (a few ms) with this process's work. A level shared out is nearly always the
+            # last one (task folders, or experiments scanned a level ahead); a deeper one starts a pool.
+            fan.release_workers()
         for chunk, result in zip(chunks[position:], results, strict=True):
             count, output, hashes = unpack_chunk(result)
             logs_seen += count
             # merged now: this process's own chunks while the workers still run
             _merge(chunk, output, found, skipped, walked, pending)
             hash_lists.append(hashes)
-    fan.release_workers()  # they exit while this process puts the runs in order
     return found, skipped, may_have_copies(hash_lists)
 
 
