@@ -12,6 +12,10 @@ backend or worker count:
 - Ctrl-C cancels the pending tasks and stops the workers (they ignore SIGINT themselves, so they print
   nothing); Dask is imported only when the Dask backend is used.
 
+A caller with work of its own can start the local workers early (`start_workers`) and let them exit
+as soon as everything is submitted (`release_workers`; results still come back, and leaving `with`
+waits for them). A local pool's pipes buffer 1 MB where the platform allows (large results).
+
 Start method of local pools: fork starts a worker in milliseconds with the library already imported, but
 is only safe when no other Python thread may hold a lock at the instant of the fork (Jupyter's kernel
 threads, a progress bar's monitor thread). Then forkserver forks from a clean server process that imports
