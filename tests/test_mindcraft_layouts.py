@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -12,11 +13,13 @@ from cogames_lib.mindcraft import (
     STALE_START_SKEW_S,
     agents_table,
     aggregate_results,
+    collect,
     load_task_definitions,
     skipped_table,
     summary_construction_scores,
     task_file_paths,
 )
+from cogames_lib.mindcraft.chunk import child_candidates, process_chunk, shrinking_chunks, unpack_chunk
 from cogames_lib.mindcraft.collect import collect_runs
 
 SAMPLE_TASKS = Path(__file__).resolve().parents[1] / "data" / "mindcraft_sample" / "tasks"
@@ -98,6 +101,93 @@ def test_layouts_agree_with_workers_and_chunk_sizes(mixed_root: Path) -> None:
     auto, _ = collect_runs([str(mixed_root)], {}, workers=None)
     dump = lambda runs: json.dumps(runs, sort_keys=True, default=str)  # noqa: E731
     assert dump(one) == dump(two) == dump(auto) and skipped_one == skipped_two
+
+
+def test_a_worker_chunk_comes_back_marshalled_and_unpacks_to_the_same_output(mixed_root: Path) -> None:
+    candidates = []
+    for folder in sorted(p for p in mixed_root.rglob("*") if p.is_dir()):
+        real = os.path.realpath(folder)
+        parts = folder.relative_to(mixed_root).parts
+        candidates.append((0, parts, str(folder), len(parts), "current", real, (str(mixed_root),)))
+    plain = [c for c in candidates if c[2].endswith("task_a")]  # a task folder: plain values only
+    for chunk in (plain, candidates):  # the whole tree holds skipped folders and partial units
+        here = process_chunk((chunk, {}, 1 << 20, os.getpid(), False))
+        there = process_chunk((chunk, {}, 1 << 20, -1, False))  # as a worker process returns it
+        assert unpack_chunk(there) == here
+        assert isinstance(there[1], bytes) == (chunk is plain)  # objects that marshal refuses: pickled
+    assert unpack_chunk(here) is here
+    # scanning ahead: a plain subfolder without subfolders of its own comes back with the result its
+    # own scan gives; any other is left to the walk (None), and its logs are not counted
+    top = [c for c in candidates if c[3] == 1]
+    count, ahead, _ = process_chunk((top, {}, 1 << 20, os.getpid(), True))
+    expected_count = process_chunk((top, {}, 1 << 20, os.getpid(), False))[0]
+    leaves = 0
+    for candidate, result in zip(top, ahead, strict=True):
+        children = child_candidates(candidate, result[1], result[3])
+        assert (result[4] is None) == (not result[1])
+        for child, child_result in zip(children, result[4] or [], strict=True):
+            count_alone, (own,), _ = process_chunk(([child], {}, 1 << 20, os.getpid(), False))
+            assert child_result == (own if not own[1] else None)
+            leaves += child_result is not None
+            expected_count += count_alone if child_result is not None else 0
+    assert count == expected_count and leaves >= 3
+
+
+def _experiments(root: Path, count: int) -> None:
+    """`count` experiment folders of a few tasks each (enough for the pool to share out the level)."""
+    for index in range(count):
+        experiment = root / f"exp_{index:02d}_03-20_09-15"
+        for task in range(3):
+            log(experiment / f"task_{task}", "Andy_0_0.json", SCORE(task % 2), start=START + index * 10**6)
+            log(experiment / f"task_{task}", "Jill_0_0.json", start=START + index * 10**6 + 500)
+        (experiment / "results.txt").write_text(f"{{'model': 'm{index % 3}'}}")
+
+
+def test_levels_shared_out_with_scanning_ahead_give_the_walk_order_and_its_cycle_checks(
+    tmp_path: Path, monkeypatch
+) -> None:
+    root = tmp_path / "experiments"
+    _experiments(root, 40)
+    for run in range(2):  # per-run folders: combined across chunks
+        log(root / "exp_03_03-20_09-15" / f"task_9_{run}", "Andy_0.json", SCORE(run), start=START + run)
+    log(root / "exp_04_03-20_09-15", "task_8_Andy_0_0.json", SCORE(1))  # a flat log
+    os.symlink(root / "exp_05_03-20_09-15" / "task_1", root / "aa_link")  # reaches a task folder first
+    os.symlink(root / "exp_02_03-20_09-15" / "task_0", root / "exp_01_03-20_09-15" / "zz_link")
+    os.symlink(root / "exp_00_03-20_09-15", root / "zz_alias")  # reached after the folder itself
+    os.symlink(root, root / "exp_06_03-20_09-15" / "loop")  # a cycle
+    roots = [str(root), str(root / "exp_07_03-20_09-15")]  # overlapping roots
+    expanded = []
+    jobs = collect.chunk_jobs
+
+    def spy(*args, **kwargs):
+        expanded.append(kwargs.get("expand", args[4] if len(args) > 4 else False))
+        return jobs(*args, **kwargs)
+
+    monkeypatch.setattr(collect, "chunk_jobs", spy)
+    one, skipped_one = collect_runs(roots, {}, workers=1)
+    assert not any(expanded)
+    two, skipped_two = collect_runs(roots, {}, workers=2)
+    assert any(expanded)  # the experiment level was shared out, scanning ahead
+    small, skipped_small = collect_runs(roots, {}, workers=2, chunk_size=3)
+    dump = lambda runs: json.dumps(runs, sort_keys=True, default=str)  # noqa: E731
+    assert dump(one) == dump(two) == dump(small)
+    assert skipped_one == skipped_two == skipped_small
+    reasons = {os.path.relpath(item.path, root): item.reason for item in skipped_one}
+    assert "same folder as" in reasons["zz_alias"] and "same folder as" in reasons["exp_06_03-20_09-15/loop"]
+    # a folder scanned ahead but reached first through a symlink earlier in the walk: left out
+    assert reasons["exp_02_03-20_09-15/task_0"].endswith("zz_link (analysed once)")
+    assert reasons["exp_05_03-20_09-15/task_1"].endswith("aa_link (analysed once)")
+    assert "same folder as" in reasons["exp_07_03-20_09-15"]  # the second root came first
+    assert {run["task_id"] for run in one} >= {"task_9", "task_8", "aa_link", "zz_link"}
+
+
+def test_shrinking_chunks_keep_every_item_in_order_and_end_small() -> None:
+    items = list(range(5000))
+    chunks = shrinking_chunks(items, 4, 200)
+    sizes = [len(chunk) for chunk in chunks]
+    assert [item for chunk in chunks for item in chunk] == items
+    assert sizes == sorted(sizes, reverse=True) and sizes[-1] <= items[-1] // 8
+    assert [len(c) for c in shrinking_chunks(list(range(300)), 4, 200)] == [200, 100]
 
 
 def test_a_log_that_started_long_before_its_partners_is_stale_never_success(tmp_path: Path) -> None:

@@ -163,3 +163,40 @@ def test_here_runs_the_first_tasks_in_this_process_and_the_rest_on_the_workers()
 def test_a_failure_among_the_local_tasks_cancels_the_submitted_ones() -> None:
     with FanOut(workers=2, backend="process", progress=False) as fan, pytest.raises(TaskError, match="7"):
         list(fan.map(_fails_on_seven, [7, 1, 2, 3], here=1))
+
+
+def test_start_workers_starts_the_pool_before_any_map_and_changes_no_result() -> None:
+    with FanOut(workers=2, backend="process", progress=False) as fan:
+        fan.start_workers()
+        assert fan._pool is not None
+        started = dict(fan._pool._processes)  # type: ignore[attr-defined]
+        # fork starts every worker at once; forkserver (other threads running) one per waiting task
+        assert 1 <= len(started) <= 2 and os.getpid() not in started
+        pool = fan._pool
+        fan.start_workers()  # a second call starts no second pool
+        assert fan._pool is pool
+        results = list(fan.map(_pid_of, range(6), here=2))
+        assert [value for value, _ in results] == list(range(6))
+        assert os.getpid() not in {pid for _, pid in results[2:]}
+        started.update(fan._pool._processes)  # type: ignore[attr-defined]
+    with FanOut(workers=1, progress=False) as serial:  # serial backend: nothing to start
+        serial.start_workers()
+        assert serial._pool is None
+    assert all(not process.is_alive() for process in started.values())  # stopped on exit
+
+
+def test_released_workers_are_joined_on_exit_and_a_later_map_starts_a_new_pool() -> None:
+    with FanOut(workers=2, backend="process", progress=False) as fan:
+        first = list(fan.map(_pid_of, range(4)))
+        processes = dict(fan._pool._processes)  # type: ignore[union-attr]
+        fan.release_workers()
+        assert fan._pool is None
+        fan.release_workers()  # nothing left to release
+        again = list(fan.map(_pid_of, range(4)))  # a new pool
+        assert [value for value, _ in first] == [value for value, _ in again] == list(range(4))
+        processes.update(fan._pool._processes)  # type: ignore[union-attr]
+        pending = fan.map(_slow_square, TASKS, here=2)  # released with its tasks still running
+        processes.update(fan._pool._processes)  # type: ignore[union-attr]
+        fan.release_workers()
+        assert list(pending) == [(value, value * value) for value in TASKS]
+    assert all(not process.is_alive() for process in processes.values())

@@ -91,7 +91,11 @@ class FolderScan(NamedTuple):
 
 
 def _looks_like_log(name: str) -> bool:
-    return bool(AGENT_LOG_NAME.match(name) or PER_RUN_LOG_NAME.match(name) or FLAT_LOG_NAME.match(name))
+    # every log pattern ends in `.json`: folder names (tens of thousands at the experiment level) are
+    # told apart by one string test instead of three regexes
+    return name.endswith(".json") and bool(
+        AGENT_LOG_NAME.match(name) or PER_RUN_LOG_NAME.match(name) or FLAT_LOG_NAME.match(name)
+    )
 
 
 def _non_regular(entry: os.DirEntry[str]) -> str:

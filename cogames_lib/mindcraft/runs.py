@@ -97,7 +97,11 @@ def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
         score = outcome["raw_score"]
         if score is not None and (best is None or score > best):
             best = score
-    status = next((s for s in RUN_STATUS_PRIORITY if s in statuses), _NO_SCORE)
+    status = _NO_SCORE
+    for candidate in RUN_STATUS_PRIORITY:  # a loop, not next(<generator>): once per repetition
+        if candidate in statuses:
+            status = candidate
+            break
     return {
         "completion_status": status,
         "raw_score": best,
