@@ -160,9 +160,9 @@ def process_chunk(job: ChunkJob) -> ChunkOutput | tuple[int, bytes]:
 
 def unpack_chunk(result: ChunkOutput | tuple[int, bytes]) -> ChunkOutput:
     if len(result) == 2:
-        output, hashes = marshal.loads(result[1])  # type: ignore[misc]
+        output, hashes = marshal.loads(result[1])
         return result[0], output, hashes
-    return result  # type: ignore[return-value]
+    return result
 
 
 def _process(job: ChunkJob) -> ChunkOutput:
