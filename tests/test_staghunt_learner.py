@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from cogames_lib.staghunt.batch_engine import BatchStagHunt
+from cogames_lib.staghunt.batch_engine import BatchStagHunt, SparseObservations
 from cogames_lib.staghunt.batch_learner import BatchedDQN, NStepCollector
 from cogames_lib.staghunt.learner import DQNConfig, DQNPopulation
 from cogames_lib.staghunt.networks import QNetwork, double_dqn_targets, n_step_double_dqn_targets
@@ -95,7 +95,9 @@ def test_hand_written_update_equals_autograd_on_the_dense_network(hidden_sizes, 
     agents, replay = np.arange(3)[:, None], learner.replay
 
     def dense(side: int) -> torch.Tensor:
-        return learner.dense(replay.observations[agents, picks, side], replay.cells[agents, picks, side])
+        rows = SparseObservations(replay.observations[agents, picks, side].reshape(-1, now.indices.shape[1]),
+                                  replay.cells[agents, picks, side].reshape(-1))  # fmt: skip
+        return torch.from_numpy(engine.dense_observations(rows)).reshape(3, 8, engine.size)
 
     actions = torch.from_numpy(replay.actions[agents, picks]).unsqueeze(-1)
     predicted = network(dense(0)).gather(-1, actions).squeeze(-1)

@@ -225,3 +225,22 @@ def test_the_probe_study_command_layout_with_per_condition_baselines(study_dir: 
     write_study_json(folder, 6, [0, 1], random_policy_stag_rate={"all_can_hunt": 0.27})
     with pytest.raises(DataFileError, match="key 'random_policy_stag_rate' has an unusable value"):
         load_probe_study(folder)
+
+
+def test_combined_tables_compressed_as_gzip_or_parquet_load_the_same(study_dir: Path, tmp_path: Path) -> None:
+    """The committed reference study keeps its largest table as Parquet: every table may be a top-level
+    `.csv.gz` or `.parquet`, read to the same frame; an unreadable Parquet is a one-line error naming it."""
+    plain = load_probe_study(study_dir)
+    folder = tmp_path / "compressed"
+    folder.mkdir()
+    shutil.copy(study_dir / "study.json", folder / "study.json")
+    pd.read_csv(study_dir / "training_all.csv").to_csv(folder / "training.csv.gz", index=False)
+    pd.read_csv(study_dir / "probe_intention_all.csv").to_parquet(folder / "probe_intention.parquet")
+    pd.read_csv(study_dir / "probe_multistep_all.csv").to_csv(folder / "probe_multistep.csv.gz", index=False)
+    study = load_probe_study(folder)
+    pd.testing.assert_frame_equal(study.training, plain.training)
+    pd.testing.assert_frame_equal(study.intention, plain.intention)
+    pd.testing.assert_frame_equal(study.multistep, plain.multistep)
+    (folder / "probe_intention.parquet").write_bytes(b"not parquet")
+    with pytest.raises(DataFileError, match=r"probe_intention\.parquet: cannot read Parquet"):
+        load_probe_study(folder)

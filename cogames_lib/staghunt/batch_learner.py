@@ -4,8 +4,8 @@ Each agent keeps its own network (a slice of the stacked `BatchedMLP`), its own 
 stacked arrays; it only ever holds that agent's transitions) and its own RNG (exploration and replay
 sampling). One gradient step updates every agent: the loss is the sum of the per-agent losses, so each
 agent's gradient is its own, and Adam is element-wise. Replay stores the sparse observations of
-`batch_engine` (int16 feature indices, ~7x smaller than the dense vector); a batch is made dense with one
-`scatter_` just before the forward.
+`batch_engine` (int16 feature indices, ~7x smaller than the dense vector), and training never makes them
+dense: `sparse_mlp` evaluates and differentiates the networks on the rows themselves.
 
 `n_step`: the transition of turn t carries R = r_t + g r_(t+1) + ... + g^(k-1) r_(t+k-1) and bootstraps
 from the observation k = n turns later with discount g^k; at an episode's end the last transitions are
@@ -136,20 +136,6 @@ class BatchedDQN(QLearnerCore):
         self.transitions_seen = 0
 
     # --- acting --------------------------------------------------------------------------------------
-
-    def dense(self, indices: np.ndarray, cells: np.ndarray) -> torch.Tensor:
-        """(..., width) sparse rows (feature indices, cells) -> (..., observation_size) float32 tensor: one
-        scatter of ones, then the position code of each row's cell (the input the networks see; training
-        itself never forms it, `sparse_mlp` works on the rows)."""
-        lead = indices.shape[:-1]
-        flat = torch.from_numpy(indices.reshape(-1, indices.shape[-1]).astype(np.int64))
-        dense = torch.zeros(flat.shape[0], self.observation_size + 1)
-        dense.scatter_(1, flat, 1.0)
-        if self.position_table is not None:
-            width = self.position_table.shape[1]
-            positions = self.position_table[np.asarray(cells).reshape(-1).astype(np.int64)]
-            dense[:, self.observation_size - width : self.observation_size] = torch.from_numpy(positions)
-        return dense[:, : self.observation_size].reshape(*lead, self.observation_size)
 
     def bags(self, indices: np.ndarray, cells: np.ndarray, agents: np.ndarray) -> FeatureBags:
         """(K, width) sparse rows evaluated by `agents` (K,) -> the `embedding_bag` form of `sparse_mlp`."""

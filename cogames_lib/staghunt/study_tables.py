@@ -2,7 +2,7 @@
 
 Layout read by `load_probe_study(path)` (what `cogames-lib probe study` writes, and what `train_many` writes
 plus a `study.json`): for each table (`training`, `probe_intention`, `probe_multistep`) either one combined
-file at the top (`<table>_all.csv` or `<table>.csv`, `.csv.gz` too) or one file per run under
+file at the top (`<table>_all.csv` or `<table>.csv`, `.csv.gz` and `.parquet` too) or one file per run under
 `<condition>/seed_<s>/<table>.csv`; `condition` and `seed` columns are taken from the run folder names when a
 per-run file lacks them. `study.json` holds `STUDY_KEYS` (an optional `date`, else the file's time, dates it).
 `random_policy_stag_rate` is one number or one per condition (`probe study` writes one per condition: in
@@ -124,10 +124,18 @@ def _read_metadata(folder: Path) -> tuple[dict[str, Any], str]:
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
+    """A CSV (gzip by its suffix) or a Parquet file; one line naming the file when it cannot be read."""
+    kind = "Parquet" if path.suffix == ".parquet" else "CSV"
     try:
-        return pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError) as error:
-        raise DataFileError(f"{path}: cannot read CSV ({str(error).splitlines()[0]})") from None
+        return pd.read_parquet(path) if kind == "Parquet" else pd.read_csv(path)
+    except (
+        pd.errors.ParserError,
+        pd.errors.EmptyDataError,
+        UnicodeDecodeError,
+        OSError,
+        ValueError,
+    ) as error:
+        raise DataFileError(f"{path}: cannot read {kind} ({str(error).splitlines()[0]})") from None
 
 
 def _run_of(path: Path, folder: Path) -> tuple[str, int] | None:
@@ -140,7 +148,13 @@ def _run_of(path: Path, folder: Path) -> tuple[str, int] | None:
 
 def read_study_table(folder: Path, table: str) -> pd.DataFrame:
     """One study table: the combined file at the top if there is one, else every per-run file."""
-    for name in (f"{table}_all.csv", f"{table}.csv", f"{table}_all.csv.gz", f"{table}.csv.gz"):
+    for name in (
+        f"{table}_all.csv",
+        f"{table}.csv",
+        f"{table}_all.csv.gz",
+        f"{table}.csv.gz",
+        f"{table}.parquet",
+    ):
         if (folder / name).is_file():
             frame, source = _read_csv(folder / name), folder / name
             break
