@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "cogames_lib"
 
-BASE = {"", "errors", "stats", "outcomes", "tables", "io", "outdir", "parallel", "paths", "seeding", "lazy"}
+BASE = {"", "errors", "finding", "stats", "outcomes", "tables", "io", "outdir", "parallel", "paths", "seeding", "lazy"}
 CAPABILITY_GROUPS = {
     "cvc": "cogs_vs_clips",
     "diagnostics": "cogs_vs_clips",
