@@ -27,13 +27,22 @@ def shipped(*parts: str) -> Path:
 
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+# A clone holds pyproject.toml beside the package; an installed wheel (PROJECT_ROOT = site-packages) does not.
+CLONE_ROOT: Path | None = PROJECT_ROOT if (PROJECT_ROOT / "pyproject.toml").is_file() else None
+
+
+def needs_clone(what: str) -> str:
+    """The one line saying that `what` (a repository-only file or folder) is not in an installed package."""
+    return f"{what} ships only with a clone of the cogames_lib repository, not with the installed package at {shipped()}"
+
+
 MAPS_DIR = Path(os.environ["COGAMES_MAPS_DIR"]) if os.environ.get("COGAMES_MAPS_DIR") else shipped("maps")
 DIAGNOSTIC_MAPS_DIR = MAPS_DIR / "diagnostics"
 STAGHUNT_MAPS_DIR = MAPS_DIR / "staghunt"
 NOTEBOOKS_DIR = shipped("notebooks")
 SAMPLE_DATA_DIR = shipped("data")
 MINDCRAFT_SAMPLE_DIR = SAMPLE_DATA_DIR / "mindcraft_sample"
-# Repository-only: committed results (a clone has them).
+# Repository-only (`needs_clone` says so where one is missing): committed results and the benchmark scripts.
 DATA_DIR = PROJECT_ROOT / "data"
 # The committed stag-hunt reference study (`cogames-lib probe study`); the probe page shows it by default.
 STAGHUNT_REFERENCE_DIR = DATA_DIR / "staghunt_reference"
