@@ -232,3 +232,20 @@ def test_repository_only_data_says_so_in_one_line(installed: Installed) -> None:
     )
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "benchmarks/ ships only with a clone" in done.stderr
+
+
+def test_cogames_maps_dir_overrides_only_the_maps_folder(tmp_path: Path) -> None:
+    code = (
+        "import json\n"
+        "from cogames_lib import paths\n"
+        "print(json.dumps([str(paths.DIAGNOSTIC_MAPS_DIR), str(paths.STAGHUNT_MAPS_DIR), str(paths.NOTEBOOKS_DIR),"
+        " str(paths.shipped('maps')), str(paths.CLONE_ROOT)]))\n"
+    )
+    env = {**os.environ, "COGAMES_MAPS_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    diagnostics, staghunt, notebooks, shipped_maps, clone = json.loads(done.stdout)
+    assert (Path(diagnostics), Path(staghunt)) == (tmp_path / "diagnostics", tmp_path / "staghunt")
+    assert Path(notebooks) == ROOT / "cogames_lib" / "notebooks" and Path(clone) == ROOT
+    assert Path(shipped_maps) == ROOT / "cogames_lib" / "maps"
