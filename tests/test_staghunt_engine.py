@@ -1,7 +1,8 @@
 """The one engine: hand-built scenarios for every rule (attack shapes, the stag kill, payouts, healing, the
 wounded channel, the crop, spawns, turn order), and once against the recorded trajectories of the
-one-world engine it replaced (`tests/fixtures/staghunt/old_engine_trajectories.npz`, recorded by
-`tests/fixtures/staghunt/record_old_engine.py` at commit 90b9339's engine)."""
+one-world engine it replaced (`tests/fixtures/staghunt/old_engine_trajectories.npz`, recorded with that
+engine of commit 90b9339 by `tests/fixtures/staghunt/record_old_engine.py` as of commit 879db5b, deleted
+since: it imports the old engine)."""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 The fixture `tests/fixtures/staghunt/training_pin.json` was recorded when the learner was settled (dense
 autograd updates, issue 20 step 1); refactors of the engine, the loop or the learner must reproduce it
 (counts exactly, floats to 1e-5 relative), so the reference study's numbers stay reproducible from the code.
+The `sorrel_e3` case is unchanged since then; the default-world case was re-recorded once, when turn-start
+observers began to see the last turn's beams (the loop had cleared them before observing; commit 879db5b).
 Re-record only for a deliberate change of the results, and say so in the commit:
 `python tests/test_staghunt_training_pin.py --record`.
 """
