@@ -105,7 +105,7 @@ def test_sweep_prints_a_pass_rate_table_per_policy(capsys, tmp_path):
     noop_table = out.split("pass rate of noop")[1].splitlines()
     assert noop_table[1].split() == ["1", "agents", "2", "agents"]
     assert noop_table[2].split()[0] == "chest_deposit_near" and noop_table[2].split()[-1] == "-"
-    assert "0.00 [0.00,0.66] n=2" in noop_table[2]
+    assert "0.00 [0.00, 0.66] (n = 2)" in noop_table[2]
     assert (tmp_path / "episodes.parquet").is_file()
     assert main(argv) == 2  # an earlier sweep is in the folder: resuming it is explicit
     assert "--resume" in capsys.readouterr().err

@@ -136,7 +136,7 @@ def run(args: Any) -> int:
         grid = pass_rate_grid(table, policy)
         grid.index = [str(name).removeprefix("diagnostic_") for name in grid.index]
         grid.columns = [f"{count} agents" for count in grid.columns]
-        print(f"\npass rate of {policy} (rate [Wilson 95% CI] n; '-' = not allowed):")
+        print(f"\npass rate of {policy} (rate [Wilson 95% CI] (n); '-' = not allowed):")
         print(grid.to_string())
     if table["tier"].nunique() > 1:
         from cogames_lib.sweep import summarise

@@ -168,7 +168,7 @@ th { font-weight: 600; } td { font-family: ui-monospace, Menlo, Consolas, monosp
 pre.error, p.error { color: #a01010; white-space: pre-wrap; }
 ul.glance li { margin: 0.35em 0; line-height: 1.4; } .error { color: #a01010; }
 p.headline { font-size: 1.05em; line-height: 1.45; margin: 0.6em 0 0.3em; }
-img.headline { display: block; max-width: 520px; max-height: 300px; margin: 0.2em 0 0.6em; }
+img.headline { display: block; max-width: 100%; margin: 0.2em 0 0.6em; }
 ul.findings li { margin: 0.3em 0; line-height: 1.4; } .method { color: #666; font-size: 0.85em; }
 details { margin: 0.4em 0; } summary { cursor: pointer; color: #1b6ca8; }
 """

@@ -129,8 +129,9 @@ def _ablation_findings(episodes: pd.DataFrame, policies: Sequence[str]) -> list[
 
 
 def sweep_findings(tables: Mapping[str, pd.DataFrame], compare: Sequence[str] | None = None) -> list[Finding]:
-    """The findings of a sweep (`tables["episodes"]`), the headline first. `compare`: two policies of the
-    table to compare over the suite (`sweep.compare`), drawn as the performance profile figure."""
+    """The findings of a sweep (`tables["episodes"]`), the headline first: with `compare` (two policies of
+    the table) their suite-level comparison (`sweep.compare`, drawn as the performance profile figure),
+    else the best policy's pass rate."""
     from cogames_lib.stats import rate_table
 
     episodes = tables["episodes"]
@@ -182,9 +183,9 @@ def sweep_findings(tables: Mapping[str, pd.DataFrame], compare: Sequence[str] | 
                 )
             )
     findings += _ablation_findings(frame, order)
-    if compare:
+    if compare:  # the suite-level comparison leads: one sentence, one interval, one small figure
         first, second = compare
-        findings += comparison_findings(compare_policies(frame, first, second), _png(PROFILE_FIGURE))
+        findings = comparison_findings(compare_policies(frame, first, second), _png(PROFILE_FIGURE)) + findings
     status = frame["status"].astype(str)
     for key, label, count in (
         ("timed_out", "ran out of steps (TIMED_OUT)", int((status == "TIMED_OUT").sum())),
