@@ -47,7 +47,7 @@ def _effect_findings(intention: pd.DataFrame) -> list[Finding]:
     effects = effects.assign(
         _order=[0 if c == TREATMENT else 1 if c == CONTROL else 2 for c in effects["condition"]]
     ).sort_values(["effect", "_order"], kind="stable")
-    findings = []
+    findings: list[Finding] = []
     for row in effects.itertuples(index=False):
         p_value = "" if pd.isna(row.p_sign_flip) else f", sign-flip p = {row.p_sign_flip:.2g}"
         number = interval_text(row.estimate, row.ci_low, row.ci_high, int(row.n_seeds), UNIT_SEEDS, 3)
@@ -78,7 +78,7 @@ def _effect_findings(intention: pd.DataFrame) -> list[Finding]:
 
 def _learning_findings(training: pd.DataFrame) -> list[Finding]:
     learning = final_learning(training, None)
-    findings = []
+    findings: list[Finding] = []
     for row in learning[learning["metric"] == "stags_killed"].itertuples(index=False):
         number = interval_text(row.mean, row.ci_low, row.ci_high, int(row.n_seeds), UNIT_SEEDS)
         findings.append(
