@@ -295,19 +295,26 @@ def stratified_comparison(
         raise ParameterError("stratified_comparison: a cell without episodes for one of the policies")
     taus = np.asarray(thresholds, dtype=float)
     cells = len(a)
+    # pass/fail scores: P(x > y) + P(x = y) / 2 = p(1 - q) + (pq + (1 - p)(1 - q)) / 2 from the two rates,
+    # which saves comparing every pair of episodes in every resample (1.6 s -> 0.4 s CPU for the default sweep)
+    binary = all(np.isin(values, (0.0, 1.0)).all() for values in (*a, *b))
 
     def statistic(*samples: np.ndarray, axis: int = -1) -> np.ndarray:
         left, right = samples[:cells], samples[cells:]
         rates_left, rates_right = _cell_means(left, axis), _cell_means(right, axis)
         difference = (rates_left - rates_right).mean(axis=-1)
-        improvement = np.stack(
-            [
-                (x[..., :, None] > y[..., None, :]).mean(axis=(-1, -2))
-                + 0.5 * (x[..., :, None] == y[..., None, :]).mean(axis=(-1, -2))
-                for x, y in zip(left, right, strict=True)
-            ],
-            axis=-1,
-        ).mean(axis=-1)
+        if binary:
+            p, q = rates_left, rates_right
+            improvement = (p * (1 - q) + 0.5 * (p * q + (1 - p) * (1 - q))).mean(axis=-1)
+        else:
+            improvement = np.stack(
+                [
+                    (x[..., :, None] > y[..., None, :]).mean(axis=(-1, -2))
+                    + 0.5 * (x[..., :, None] == y[..., None, :]).mean(axis=(-1, -2))
+                    for x, y in zip(left, right, strict=True)
+                ],
+                axis=-1,
+            ).mean(axis=-1)
         profile_left = (rates_left[..., None] > taus).mean(axis=-2)
         profile_right = (rates_right[..., None] > taus).mean(axis=-2)
         return np.concatenate(

@@ -201,3 +201,15 @@ def test_stratified_comparison_resamples_within_cells_and_reads_every_interval_f
         stratified_comparison([], [])
     with pytest.raises(ParameterError, match="without episodes"):
         stratified_comparison([[1], []], [[0], [1]])
+
+
+def test_the_pass_fail_shortcut_of_the_probability_of_improvement_equals_comparing_every_pair():
+    from cogames_lib.stats import stratified_comparison
+
+    rng = np.random.default_rng(0)
+    first = [(rng.random(7) < 0.6).astype(float) for _ in range(5)]
+    second = [(rng.random(6) < 0.4).astype(float) for _ in range(5)]
+    shortcut = stratified_comparison(first, second, n_resamples=300, seed=1)
+    # scores 0/2 take the every-pair path and order the episodes exactly as 0/1 do
+    pairs = stratified_comparison([2 * x for x in first], [2 * y for y in second], n_resamples=300, seed=1)
+    assert np.allclose(shortcut.improvement, pairs.improvement)
