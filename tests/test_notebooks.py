@@ -159,7 +159,38 @@ def papermill(name: str, tmp_path: Path, parameters: dict[str, object]) -> Path:
         cwd=NOTEBOOKS,
     )
     assert result.ok, result.message
+    assert bare_outputs(tmp_path / f"{name}.ipynb") == []
     return out
+
+
+def bare_outputs(path: Path) -> list[str]:
+    """What a page must not show: a traceback, or a value shown as its bare repr (an `execute_result` with
+    only text/plain, such as `PosixPath(...)`, `None` or a dict): every shown value is a table or a figure."""
+    executed = nbformat.read(path, as_version=4)
+    return [
+        f"cell {number}: {output.get('output_type')} {str(output.get('data', {}).get('text/plain', ''))[:60]}"
+        for number, cell in enumerate(executed.cells)
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "error"
+        or (output.get("output_type") == "execute_result" and set(output.get("data", {})) == {"text/plain"})
+    ]
+
+
+def test_bare_outputs_sees_a_repr_and_a_traceback_but_not_a_table(tmp_path):
+    cell = nbformat.v4.new_code_cell("x")
+    cell.outputs = [
+        nbformat.v4.new_output("execute_result", data={"text/plain": "PosixPath('/tmp/x')"}),
+        nbformat.v4.new_output("execute_result", data={"text/plain": "a", "text/html": "<table></table>"}),
+        nbformat.v4.new_output("error", ename="ValueError", evalue="x", traceback=["ValueError: x"]),
+    ]
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [cell]
+    nbformat.write(notebook, tmp_path / "n.ipynb")
+    assert [line.split(":")[1].split()[0] for line in bare_outputs(tmp_path / "n.ipynb")] == [
+        "execute_result",
+        "error",
+    ]
 
 
 @pytest.mark.slow
