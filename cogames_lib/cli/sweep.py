@@ -69,7 +69,7 @@ def register(subparsers: Any) -> None:
         "--figure", default=None, metavar="PNG", help="also draw the performance profile here"
     )
     compare.add_argument("--resamples", type=int, default=2000, metavar="N", help="bootstrap resamples")
-    compare.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed")
+    compare.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
     compare.set_defaults(handler=run_compare)
 
 
