@@ -113,7 +113,7 @@ def test_pages_are_offline_escaped_and_code_hidden(fixture_report):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # printed log line, escaped
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in page  # DataFrame cell, escaped
     assert 'src="data:image/png;base64,' in page  # the figure is embedded
-    assert "write_summary(" not in page  # code cells are hidden
+    assert "write_findings(" not in page  # code cells are hidden
     assert not EXTERNAL.search((out / "index.html").read_text())
 
 

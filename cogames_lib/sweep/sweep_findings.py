@@ -185,7 +185,9 @@ def sweep_findings(tables: Mapping[str, pd.DataFrame], compare: Sequence[str] | 
     findings += _ablation_findings(frame, order)
     if compare:  # the suite-level comparison leads: one sentence, one interval, one small figure
         first, second = compare
-        findings = comparison_findings(compare_policies(frame, first, second), _png(PROFILE_FIGURE)) + findings
+        findings = (
+            comparison_findings(compare_policies(frame, first, second), _png(PROFILE_FIGURE)) + findings
+        )
     status = frame["status"].astype(str)
     for key, label, count in (
         ("timed_out", "ran out of steps (TIMED_OUT)", int((status == "TIMED_OUT").sum())),
