@@ -58,7 +58,7 @@ lint: $(STAMP)
 
 # JupyterLab refuses to run as root without --allow-root (containers and CI machines often are root).
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/
+	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser $$([ "$$(id -u)" = 0 ] && echo --allow-root) cogames_lib/notebooks/
 
 # The README's picture of the report index, regenerated from a fresh report in headless Chromium.
 docs-screenshot: report browser

@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "cogames_lib" / "notebooks"
 # one xdist worker runs the module, so JupyterLab starts once
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("workbook_lab")]
 

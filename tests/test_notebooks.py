@@ -15,7 +15,7 @@ from cogames_lib.report.execute import execute_notebook
 from cogames_lib.report.notebook_files import read_findings
 from cogames_lib.report.profiles import PROFILES
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "cogames_lib" / "notebooks"
 NAMES = ("diagnostics_sweep", "mindcraft_outcomes", "probe_tests")
 
 

@@ -12,7 +12,7 @@ from cogames_lib import tables
 from cogames_lib.errors import DataFileError
 from cogames_lib.tables import TableSchema
 
-SAMPLE = Path(__file__).resolve().parent.parent / "data" / "mindcraft_sample"
+SAMPLE = Path(__file__).resolve().parent.parent / "cogames_lib" / "data" / "mindcraft_sample"
 
 
 def matches(frame: pd.DataFrame, schema: TableSchema, source: str, extra: tuple[str, ...] = ()) -> None:

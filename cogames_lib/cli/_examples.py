@@ -26,15 +26,15 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         "suite-level pass-rate difference over shared cells (stratified bootstrap), probability of improvement",
     ),
     "mindcraft analyze": (
-        "cogames-lib mindcraft analyze data/mindcraft_sample/experiments --tasks data/mindcraft_sample/tasks/*.json",
+        "cogames-lib mindcraft analyze cogames_lib/data/mindcraft_sample/experiments --tasks cogames_lib/data/mindcraft_sample/tasks/*.json",
         "the summary tables of the SYNTHETIC sample tree",
     ),
     "mindcraft compare": (
-        "cogames-lib mindcraft compare data/mindcraft_sample/experiments --models gpt-4o-mini claude-3-5-haiku-latest",
+        "cogames-lib mindcraft compare cogames_lib/data/mindcraft_sample/experiments --models gpt-4o-mini claude-3-5-haiku-latest",
         "paired success-rate difference of two models over the tasks both ran (McNemar, bootstrap)",
     ),
     "mindcraft sample": (
-        "cogames-lib mindcraft sample /tmp/mindcraft-sample --tasks data/mindcraft_sample/tasks/*.json",
+        "cogames-lib mindcraft sample /tmp/mindcraft-sample --tasks cogames_lib/data/mindcraft_sample/tasks/*.json",
         "writes a SYNTHETIC experiment tree to try the analysis on",
     ),
     "probe train": (

@@ -30,7 +30,7 @@ REPORT_INDEX = "report_index.png"
 # index also shows live sweeps, which the code computes from fixed seeds: its data is the committed inputs.
 README_FIGURES: dict[str, tuple[str, ...]] = {
     **{name: ("data/staghunt_reference",) for name in FIGURES.values()},
-    REPORT_INDEX: ("data/staghunt_reference", "data/mindcraft_sample"),
+    REPORT_INDEX: ("data/staghunt_reference", "cogames_lib/data/mindcraft_sample"),
 }
 
 

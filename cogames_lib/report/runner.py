@@ -22,7 +22,7 @@ from cogames_lib import io, outdir
 from cogames_lib.errors import CogamesLibError, ParameterError
 from cogames_lib.finding import Finding
 from cogames_lib.parallel import fan_out
-from cogames_lib.paths import NOTEBOOKS_DIR, PROJECT_ROOT
+from cogames_lib.paths import NOTEBOOKS_DIR
 from cogames_lib.report.execute import OK, execute_notebook
 from cogames_lib.report.export import export_html
 from cogames_lib.report.index import NotebookReport, collect_versions, render_index, write_index
@@ -203,7 +203,7 @@ def run_report(
     )
     if command is None:
         command = f"run_report({chosen.name!r}, {str(out_dir)!r}, resume={resume}, overwrite={overwrite})"
-    code = outdir.code_version(PROJECT_ROOT)
+    code = outdir.code_version()
     (out / INDEX_FILE).unlink(missing_ok=True)  # until this run's index exists, there is no report
     timeout = cell_timeout_s if cell_timeout_s is not None else chosen.cell_timeout_s
     started = time.perf_counter()

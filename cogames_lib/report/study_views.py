@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from cogames_lib.finding import Finding
-from cogames_lib.paths import STAGHUNT_REFERENCE_DIR
+from cogames_lib.paths import CLONE_ROOT, STAGHUNT_REFERENCE_DIR, needs_clone
 
 
 def load_reference_study(path: str | Path | None = None) -> tuple[Any, str]:
@@ -24,6 +24,9 @@ def load_reference_study(path: str | Path | None = None) -> tuple[Any, str]:
     from cogames_lib.staghunt.study_tables import STUDY_FILE, load_probe_study
 
     folder = Path(path) if path is not None else STAGHUNT_REFERENCE_DIR
+    if path is None and CLONE_ROOT is None:
+        where = needs_clone("data/staghunt_reference/")
+        return None, f"The reference study is not here: {where}. This page shows only the live smoke run."
     if not (folder / STUDY_FILE).is_file():
         return None, (
             f"The reference study is missing: no {STUDY_FILE} in {folder}. It is written by `cogames-lib probe "
