@@ -64,9 +64,12 @@ lab: $(STAMP)
 docs-screenshot: report browser
 	$(PY) -m cogames_lib.report.browser reports/$(REPORT)/index.html docs/report_index.png
 
-# The README's pictures of the committed stag-hunt reference study (data/staghunt_reference/).
-docs-figures: $(STAMP)
+# Every README picture from committed data: the reference study's figures (data/staghunt_reference/), then
+# the index of a fresh quick report (docs-screenshot); docs/figures.json records the data version of each
+# (tests/test_docs_figures.py fails when the data changed after its picture was drawn).
+docs-figures: docs-screenshot
 	$(PY) -m cogames_lib.report.docs_figures
+	$(PY) -m cogames_lib.report.docs_figures --record-only
 
 bench: $(STAMP)
 	$(PY) -m cogames_lib bench

@@ -72,6 +72,7 @@ def _sweep_run(**parameters: Any) -> NotebookRun:
         scheduler=None,
         record_traces=True,
         redundancy_threshold=0.95,
+        compare=["scripted", "random"],  # the suite-level comparison the index leads with
     )
     return NotebookRun("diagnostics_sweep", "Cogs vs Clips diagnostics", {**defaults, **parameters})
 
