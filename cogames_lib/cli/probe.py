@@ -47,8 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     study.add_argument("--world", default="sorrel_e3", help="world preset: sorrel_e3 (default) or default")
     study.add_argument(
-        "--conditions", nargs="+", default=["all_can_hunt", "not_all_can_hunt"], help="conditions to compare"
-    )
+        "--conditions", nargs="+", default=["all_can_hunt", "not_all_can_hunt"],
+        help="conditions to compare: all_can_hunt, not_all_can_hunt and the controls roles_swapped, "
+        "kind_shuffled, two_of_each",
+    )  # fmt: skip
     study.add_argument("--seeds", type=int, default=5, help="number of seeds (0..N-1) per condition")
     study.add_argument("--epochs", type=int, required=True, help="training epochs (episodes) per run")
     study.add_argument(
@@ -58,7 +60,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--out", required=True, help="output folder: tables at the top, per-run folders in OUT/runs/"
     )
     add_out_dir_flags(study)
-    study.add_argument("--workers", type=int, default=1, help="parallel runs (processes)")
+    study.add_argument("--workers", type=int, default=1, help="parallel runs (processes, or Dask workers)")
+    study.add_argument("--backend", choices=["local", "dask"], default="local",
+                       help="local processes, or a Dask cluster (--scheduler ADDRESS; none: a private local one)")  # fmt: skip
+    study.add_argument(
+        "--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786 (backend dask)"
+    )
     study.add_argument("--no-progress", action="store_true", help="hide progress bars")
     study.set_defaults(handler=run_study_command)
 
@@ -103,16 +110,18 @@ def run_study_command(args: argparse.Namespace) -> int:
     from cogames_lib.staghunt.study import validate_study_parameters
 
     validate_study_parameters(args.world, args.conditions, args.seeds, args.epochs, args.probe_every)
-    if args.workers < 1:
-        from cogames_lib.errors import ParameterError
+    from cogames_lib.errors import ParameterError
 
+    if args.workers < 1:
         raise ParameterError(f"--workers must be >= 1, got {args.workers}")
+    if args.scheduler is not None and args.backend != "dask":
+        raise ParameterError("--scheduler needs --backend dask")
     from cogames_lib.staghunt.study import run_study  # imports torch: only after the arguments are checked
 
     command = "cogames-lib " + " ".join(shlex.quote(part) for part in sys.argv[1:])
     summary = run_study(args.world, args.conditions, args.seeds, args.epochs, args.probe_every, args.out,
                         workers=args.workers, command=command, resume=args.resume, overwrite=args.overwrite,
-                        progress=not args.no_progress)  # fmt: skip
+                        progress=not args.no_progress, backend=args.backend, scheduler=args.scheduler)  # fmt: skip
     print(f"study of {len(summary['conditions'])} conditions x {len(summary['seeds'])} seeds, "
           f"{summary['epochs']} epochs, {summary['wall_seconds']:.0f} s; random-policy stags per episode "
           f"{summary['random_policy_stag_rate']}")  # fmt: skip
@@ -157,26 +166,25 @@ def run_analyze(args: argparse.Namespace) -> int:
 
 
 def run_analyze_study(folder: str) -> int:
-    """The study's label, its headline numbers and the partner-effect table."""
+    """The study's label, its findings (the one analysis path) and the partner-effect table."""
     import pandas as pd
 
-    from cogames_lib.staghunt.social import partner_effect
-    from cogames_lib.staghunt.study_summary import study_headline
+    from cogames_lib.staghunt.social import FINAL_FRACTION, partner_effect
+    from cogames_lib.staghunt.study_findings import staghunt_findings
+    from cogames_lib.staghunt.study_summary import learning_verdict
     from cogames_lib.staghunt.study_tables import load_probe_study
 
     study = load_probe_study(folder)
     print(study.label)
     print(f"command: {study.command_line}")
-    headline = study_headline(
-        study.training, study.intention, study.random_stag_rates, random_policy_return=study.random_returns
-    )
-    width = max(len(name) for name in headline)
-    for name, value in headline.items():
-        print(f"  {name:<{width}}  {value}")
+    for finding in staghunt_findings(study.tables):
+        print(f"  {finding.text}")
+    verdict = learning_verdict(study.training, study.random_stag_rates)
+    if verdict:
+        print(f"  NOTE: {verdict}")
     effects = partner_effect(study.intention)
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(
-            "\nPartner effect (KindA focal, final 10% of training; estimate = P(stag | KindA) - P(stag | KindB)):"
-        )
+    with pd.option_context("display.width", 220, "display.max_columns", 20, "display.max_rows", 200):
+        print(f"\nPartner effect (focal hunters, final {FINAL_FRACTION:.0%} of training; estimate = same-kind minus "
+              "other-kind partner, side-balanced):")  # fmt: skip
         print(effects.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     return 0

@@ -55,13 +55,17 @@ def learning_findings(training: pd.DataFrame, random_policy: pd.DataFrame) -> li
     for row in table[table["metric"] == "stags_killed"].to_dict("records"):
         condition = row["condition"]
         kills = interval_text(row["mean"], row["ci_low"], row["ci_high"], row["n_seeds"], UNIT_SEEDS)
-        ratio = interval_text(row["ratio"], row["ratio_low"], row["ratio_high"], row["n_seeds"], UNIT_SEEDS, 1)
+        ratio = interval_text(
+            row["ratio"], row["ratio_low"], row["ratio_high"], row["n_seeds"], UNIT_SEEDS, 1
+        )
         window = f"the final {social.FINAL_FRACTION:.0%} of training"
         text = f"{condition}: {kills} stag kills per episode in {window}"
         findings.append(_finding(f"learning.{condition}.stags_per_episode", text, row, "mean", "ci_low", "ci_high",
                                  "n_seeds", f"per-seed mean of {window}; {BOOTSTRAP}", "training"))  # fmt: skip
-        text = (f"{condition}: stag kills per episode in {window} are {ratio} times random play "
-                f"({row['random_rate']:.3f} +- {row['random_error']:.3f} per episode, the interval carries both)")
+        error = row["random_error"]
+        baseline = (f"{row['random_rate']:.3f} +- {error:.3f} per episode, the interval carries both"
+                    if pd.notna(error) else f"{row['random_rate']:.3f} per episode, its standard error not recorded")  # fmt: skip
+        text = f"{condition}: stag kills per episode in {window} are {ratio} times random play ({baseline})"
         method = f"{BOOTSTRAP}, the random baseline resampled from its standard error in each resample"
         findings.append(_finding(f"learning.{condition}.stags_vs_random", text, row, "ratio", "ratio_low",
                                  "ratio_high", "n_seeds", method, "training, random_policy"))  # fmt: skip
