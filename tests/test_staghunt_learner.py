@@ -62,9 +62,11 @@ def test_batched_learner_acting_path_equals_the_torch_forward_of_dense_observati
 
 @pytest.mark.parametrize("hidden_sizes", [(16,), (8, 8)])
 @pytest.mark.parametrize("positions", [False, True])
-def test_hand_written_update_equals_autograd_on_the_dense_network(hidden_sizes, positions: bool) -> None:
-    """`BatchedDQN.update` (sparse rows, backward by hand) against the textbook step on the same sampled
-    batch: autograd through copies of the networks on the dense observations, then fused Adam. Loss, every
+def test_update_equals_the_textbook_step_on_the_engine_dense_observations(
+    hidden_sizes, positions: bool
+) -> None:
+    """`BatchedDQN.update` against the textbook step written here on the same sampled batch: the engine's
+    own dense observations, autograd through copies of the networks, then fused Adam. Loss, every
     parameter's gradient and the weights after the step must agree."""
     config = world_config("sorrel_e3", position_embedding=positions)
     engine = BatchStagHunt(PRESET_POPULATIONS["all_can_hunt"], config, 6, seed=1)
@@ -89,7 +91,7 @@ def test_hand_written_update_equals_autograd_on_the_dense_network(hidden_sizes, 
     network, target = copy.deepcopy(learner.network), copy.deepcopy(learner.target_network)
     optimizer = torch.optim.Adam(network.parameters(), lr=learner_config.learning_rate, fused=True)
     rngs = copy.deepcopy(learner.rngs)
-    hand_loss = learner.update()
+    learner_loss = learner.update()
 
     picks = np.stack([rng.integers(0, learner.replay.size, size=8) for rng in rngs])
     agents, replay = np.arange(3)[:, None], learner.replay
@@ -108,11 +110,11 @@ def test_hand_written_update_equals_autograd_on_the_dense_network(hidden_sizes, 
     loss = torch.nn.functional.huber_loss(predicted, targets, reduction="none").mean(dim=1).sum()
     loss.backward()
     optimizer.step()
-    assert hand_loss == pytest.approx(float(loss.detach()) / 3, rel=1e-5)
-    for hand, reference in zip(learner.network.parameters(), network.parameters(), strict=True):
+    assert learner_loss == pytest.approx(float(loss.detach()) / 3, rel=1e-5)
+    for ours, reference in zip(learner.network.parameters(), network.parameters(), strict=True):
         assert reference.grad.abs().max() > 0
-        torch.testing.assert_close(hand.grad, reference.grad, rtol=1e-4, atol=1e-6)
-        torch.testing.assert_close(hand.detach(), reference.detach(), rtol=1e-4, atol=1e-6)
+        torch.testing.assert_close(ours.grad, reference.grad, rtol=1e-4, atol=1e-6)
+        torch.testing.assert_close(ours.detach(), reference.detach(), rtol=1e-4, atol=1e-6)
 
 
 def test_double_dqn_target_by_hand_on_two_transitions() -> None:

@@ -2,8 +2,7 @@
 
 `QNetwork` is one agent's MLP (what frozen copies and checkpoints hold). `BatchedMLP` holds the MLPs
 of a whole population stacked, so one call evaluates every agent: per-call overhead, not arithmetic,
-dominates networks this small. The batched trainer evaluates and trains these same parameters on
-sparse observations (`sparse_mlp`), never forming the dense input.
+dominates networks this small.
 """
 
 from __future__ import annotations
