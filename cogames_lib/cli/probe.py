@@ -56,6 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     study.add_argument(
         "--probe-every", type=int, default=1000, help="probe every K epochs (and at 0 and the end)"
     )
+    study.add_argument("--epsilon-decay-epochs", type=int, default=None,
+                       help="epochs over which exploration decays (default: the world preset's)")  # fmt: skip
     study.add_argument(
         "--out", required=True, help="output folder: tables at the top, per-run folders in OUT/runs/"
     )
@@ -116,12 +118,15 @@ def run_study_command(args: argparse.Namespace) -> int:
         raise ParameterError(f"--workers must be >= 1, got {args.workers}")
     if args.scheduler is not None and args.backend != "dask":
         raise ParameterError("--scheduler needs --backend dask")
+    if args.epsilon_decay_epochs is not None and args.epsilon_decay_epochs < 1:
+        raise ParameterError(f"--epsilon-decay-epochs must be >= 1, got {args.epsilon_decay_epochs}")
     from cogames_lib.staghunt.study import run_study  # imports torch: only after the arguments are checked
 
     command = "cogames-lib " + " ".join(shlex.quote(part) for part in sys.argv[1:])
     summary = run_study(args.world, args.conditions, args.seeds, args.epochs, args.probe_every, args.out,
                         workers=args.workers, command=command, resume=args.resume, overwrite=args.overwrite,
-                        progress=not args.no_progress, backend=args.backend, scheduler=args.scheduler)  # fmt: skip
+                        progress=not args.no_progress, backend=args.backend, scheduler=args.scheduler,
+                        epsilon_decay_epochs=args.epsilon_decay_epochs)  # fmt: skip
     print(f"study of {len(summary['conditions'])} conditions x {len(summary['seeds'])} seeds, "
           f"{summary['epochs']} epochs, {summary['wall_seconds']:.0f} s; random-policy stags per episode "
           f"{summary['random_policy_stag_rate']}")  # fmt: skip

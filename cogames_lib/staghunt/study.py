@@ -155,22 +155,26 @@ def _dirty() -> bool | None:
     return bool(done.stdout.strip()) if done.returncode == 0 else None
 
 
-def study_configs(world: str, conditions: Sequence[str]) -> list:
+def study_configs(world: str, conditions: Sequence[str], epsilon_decay_epochs: int | None = None) -> list:
     """The training config of each condition: the world preset, the counterbalanced probe suite, and the
-    last checkpoint kept (the acting-partner validation plays it)."""
+    last checkpoint kept (the acting-partner validation plays it); `epsilon_decay_epochs` overrides the
+    preset's exploration schedule (a short study decays faster)."""
     from cogames_lib.staghunt.train import preset
 
     configs = []
     for condition in conditions:
         config = preset(condition, world=world)
-        configs.append(replace(config, checkpoints="last", probes=replace(config.probes, suite=PROBE_SUITE)))
+        config = replace(config, checkpoints="last", probes=replace(config.probes, suite=PROBE_SUITE))
+        if epsilon_decay_epochs is not None:
+            config = replace(config, epsilon_decay_epochs=epsilon_decay_epochs)
+        configs.append(config)
     return configs
 
 
 def preregistration(world: str, conditions: Sequence[str], seeds: int, epochs: int, probe_every: int,
-                    acting_episodes: int = ACTING_EPISODES) -> dict[str, Any]:  # fmt: skip
+                    acting_episodes: int = ACTING_EPISODES, epsilon_decay_epochs: int | None = None) -> dict[str, Any]:  # fmt: skip
     """The plan written before training (module docstring); `registered_at` is added when it is written."""
-    configs = study_configs(world, conditions)
+    configs = study_configs(world, conditions, epsilon_decay_epochs)
     return {
         "conditions": list(conditions),
         "populations": {c: [asdict(spec) for spec in PRESET_POPULATIONS[c]] for c in conditions},
@@ -181,6 +185,9 @@ def preregistration(world: str, conditions: Sequence[str], seeds: int, epochs: i
         "probe_every": probe_every,
         "final_window": FINAL_WINDOW,
         "world": world,
+        "epsilon_decay_epochs": configs[0].epsilon_decay_epochs,
+        "learner": asdict(configs[0].learner),
+        "worlds": configs[0].worlds,
         "probe_settings": asdict(configs[0].probes),
         "acting_partner_episodes": acting_episodes,
         "acting_partner_seed": ACTING_SEED,
@@ -224,6 +231,7 @@ def run_study(
     backend: str = "local",
     scheduler: Any = None,
     acting_episodes: int = ACTING_EPISODES,
+    epsilon_decay_epochs: int | None = None,
 ) -> dict:
     """Pre-register, train every (condition, seed) and write the study's tables under `out_dir`; returns
     study.json. backend/scheduler: `train_many`'s (`dask` with a scheduler address runs on a cluster)."""
@@ -234,9 +242,11 @@ def run_study(
     out = outdir.prepare_out_dir(out_dir, job="probe_study", name="--out", resume=resume, overwrite=overwrite,
                                  params={"world": world, "conditions": list(conditions), "seeds": seeds,
                                          "epochs": epochs, "probe_every": probe_every})  # fmt: skip
-    plan = preregistration(world, conditions, seeds, epochs, probe_every, acting_episodes)
+    plan = preregistration(
+        world, conditions, seeds, epochs, probe_every, acting_episodes, epsilon_decay_epochs
+    )
     register_study(out, plan, command)
-    train_many(study_configs(world, conditions), plan["seeds"], epochs, probe_every, out / "runs",
+    train_many(study_configs(world, conditions, epsilon_decay_epochs), plan["seeds"], epochs, probe_every, out / "runs",
                workers=workers, backend=backend, scheduler=scheduler, progress=progress, resume=True)  # fmt: skip
     return finish_study(
         out, random_policy_episodes, curve_points, training_seconds=time.perf_counter() - started
@@ -261,7 +271,7 @@ def finish_study(
     if not plan:
         raise DataFileError(f"{path}: no preregistration; this folder was not written by run_study")
     conditions, seeds = plan["conditions"], plan["seeds"]
-    configs = study_configs(plan["world"], conditions)
+    configs = study_configs(plan["world"], conditions, plan.get("epsilon_decay_epochs"))
     tables = combine_run_tables(out / "runs", [(c, s) for c in conditions for s in seeds])
     if "training" not in tables:
         raise DataFileError(f"{out / 'runs'}: no trained runs")
@@ -326,10 +336,13 @@ def _run_seconds(out: Path, conditions: Sequence[str], seeds: Sequence[int]) -> 
 
 def acting_partner_table(out: Path, configs: Sequence, seeds: Sequence[int], episodes: int) -> pd.DataFrame:
     """`acting_partners` rows of every (condition, seed) whose last checkpoint is on disk."""
+    import torch
+
     from cogames_lib.staghunt.acting_partners import acting_partner_rows
     from cogames_lib.staghunt.train import load_checkpoint, run_directory
     from cogames_lib.tables import ACTING_PARTNERS
 
+    torch.set_num_threads(1)  # tiny networks: threads cost more than they bring
     frames = []
     for config in configs:
         for seed in seeds:
