@@ -41,10 +41,14 @@ _NEIGHBOURS = np.array([(-1, 0), (1, 0), (0, -1), (0, 1)], dtype=np.int64)
 
 def greedy_actions(agent: Any, observations: np.ndarray) -> np.ndarray:
     """argmax Q of each observation row (ties to the lowest action): one batched call when the agent's
-    `q_values` takes a (K, size) batch (a `FrozenQAgent` does), else one call per row."""
+    `q_values` takes a (K, size) batch (a `FrozenQAgent` does), else (it refuses the batch or answers in
+    another shape) one call per row, as the probe protocol promises."""
     if len(observations) == 0:
         return np.zeros(0, dtype=np.int64)
-    values = np.asarray(agent.q_values(observations))
+    try:
+        values = np.asarray(agent.q_values(observations))
+    except (ValueError, TypeError, RuntimeError):
+        values = np.zeros(0)
     if values.shape != (len(observations), len(Action)):
         values = np.stack([np.asarray(agent.q_values(row)).reshape(-1) for row in observations])
     return values.argmax(axis=1).astype(np.int64)
