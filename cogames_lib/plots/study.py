@@ -176,7 +176,7 @@ def _forest(axes: plt.Axes, rows: pd.DataFrame, names: list[str], span: float) -
         axes.plot(row["estimate"], position, "o", color=colour, markersize=6)
         interval = f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]" if has_interval else "(no interval)"
         axes.annotate(f"{row['estimate']:+.3f} {interval}\n{_p_text(row)}", (1.02, position),
-                      xycoords=("axes fraction", "data"), va="center", fontsize=TEXT_PT - 1)  # fmt: skip
+                      xycoords=("axes fraction", "data"), va="center", fontsize=TEXT_PT)  # fmt: skip
     axes.axvline(0.0, color="black", linestyle="--", linewidth=1)
     # at least +-span: a difference of 0.0003 in P(stag) must not fill the panel like a real effect
     low, high = axes.get_xlim()
