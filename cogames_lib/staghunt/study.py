@@ -125,7 +125,7 @@ def downsample_curve(training: pd.DataFrame, points: int) -> pd.DataFrame:
 
 def provenance() -> dict[str, Any]:
     """What ran the study: Python and package versions, the CPU, the commit and whether the tree was dirty."""
-    versions = {}
+    versions: dict[str, str | None] = {}
     for package in PACKAGES:
         try:
             versions[package] = metadata.version(package)

@@ -55,16 +55,18 @@ def study_headline(
             random_policy, sorted(training["condition"].astype(str).unique())
         )
         returns = social.baseline_by_condition(random_policy_return, list(rates))
-        random_policy = pd.DataFrame({"condition": list(rates), "stags_per_episode": list(rates.values()),
-                                      "stags_standard_error": 0.0,
-                                      "mean_return": [returns.get(c, float("nan")) for c in rates],
-                                      "return_standard_error": 0.0})  # fmt: skip
-    tables = {"training": training, "probe_intention": intention, "random_policy": random_policy}
+        baseline = pd.DataFrame({"condition": list(rates), "stags_per_episode": list(rates.values()),
+                                 "stags_standard_error": 0.0,
+                                 "mean_return": [returns.get(c, float("nan")) for c in rates],
+                                 "return_standard_error": 0.0})  # fmt: skip
+    else:
+        baseline = random_policy
+    tables = {"training": training, "probe_intention": intention, "random_policy": baseline}
     if acting_partners is not None:
         tables["acting_partners"] = acting_partners
     headline: dict[str, Any] = {finding.key: finding.text for finding in staghunt_findings(tables)}
     verdict = learning_verdict(
-        training, dict(zip(random_policy["condition"], random_policy["stags_per_episode"], strict=True))
+        training, dict(zip(baseline["condition"], baseline["stags_per_episode"], strict=True))
     )
     if verdict:
         headline["learning"] = verdict
