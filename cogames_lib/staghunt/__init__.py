@@ -38,7 +38,9 @@ def _conditions() -> tuple[str, ...]:
 
 
 _EXPORTS: dict[str, lazy.Source] = {
-    "BatchStagHunt": "cogames_lib.staghunt.batch_engine",
+    "BatchStagHunt": "cogames_lib.staghunt.engine",
+    "StagHuntEngine": "cogames_lib.staghunt.engine",
+    "StagHuntAECEnv": "cogames_lib.staghunt.env",
     "RandomPolicyScore": "cogames_lib.staghunt.baselines",
     "STUDY_LEARNER": "cogames_lib.staghunt.train",
     "WORLD_PRESETS": "cogames_lib.staghunt.world_config",

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.staghunt.batch_engine import BatchStagHunt
+from cogames_lib.staghunt.engine import StagHuntEngine
 from cogames_lib.staghunt.rules import HARE, STAG, Action, AgentSpec
 from cogames_lib.staghunt.world_config import StagHuntConfig
 from cogames_lib.tables import ACTING_PARTNERS
@@ -67,7 +67,7 @@ def play_pair(
     if episodes < 1:
         raise ParameterError(f"episodes must be >= 1, got {episodes}")
     world = replace(config, episode_length="fixed")
-    engine = BatchStagHunt(specs, world, episodes, seed)
+    engine = StagHuntEngine(specs, world, episodes, seed)
     everyone = np.arange(episodes)
     engine.reset_worlds(everyone)
     metrics = {name: np.zeros(episodes) for name in EPISODE_METRICS}
@@ -76,13 +76,10 @@ def play_pair(
     for _ in range(world.max_turns):
         order = engine.begin_turn()
         if not engine.before_act:
-            start = engine.dense_observations(engine.observe()).reshape(episodes, 2, -1)
+            start = engine.observe_dense().reshape(episodes, 2, -1)
         for slot in range(2):
             acting = order[:, slot]
-            if engine.before_act:
-                seen = engine.dense_observations(engine.observe(acting))
-            else:
-                seen = start[everyone, acting]
+            seen = engine.observe_dense(acting) if engine.before_act else start[everyone, acting]
             actions = np.zeros(episodes, dtype=np.int64)
             for agent, policy in enumerate(policies):
                 rows = np.flatnonzero(acting == agent)
