@@ -154,3 +154,32 @@ def test_the_study_command_passes_a_dask_scheduler_through(tmp_path, monkeypatch
     assert main(argv) == 0
     assert calls[0]["backend"] == "dask" and calls[0]["scheduler"] == "tcp://host:8786"
     assert main(["probe", "study", "--epochs", "5", "--out", out, "--scheduler", "tcp://host:8786"]) == 2
+
+
+def test_finish_study_uses_whole_seeds_only_and_records_deviations(tmp_path) -> None:
+    """A study stopped early: seed 1 of one condition did not finish, so seed 1 is left out everywhere."""
+    from cogames_lib.staghunt.study import finish_study, preregistration
+
+    plan = {
+        **preregistration("sorrel_e3", ["all_can_hunt", "roles_swapped"], 2, 4, 2),
+        "registered_at": "now",
+    }
+    (tmp_path / "study.json").write_text(
+        json.dumps({"command": "test", "preregistration": plan, "provenance": {}})
+    )
+    for condition in plan["conditions"]:
+        for seed in (0, 1):
+            run = tmp_path / "runs" / condition / f"seed_{seed}"
+            run.mkdir(parents=True)
+            epochs = 2 if (condition, seed) == ("roles_swapped", 1) else 4  # stopped halfway
+            pd.DataFrame({c: range(1, epochs + 1) for c in TRAINING_COLUMNS}).to_csv(
+                run / "training.csv", index=False
+            )
+            pd.DataFrame({"epoch": [0, epochs]}).to_csv(run / "probe_multistep.csv", index=False)
+    summary = finish_study(tmp_path, random_policy_episodes=20, deviations=["stopped after one seed"])
+    assert summary["seeds"] == [0] and summary["seeds_not_finished"] == [1]
+    assert summary["deviations"] == ["stopped after one seed"] and summary["preregistration"]["seeds"] == [
+        0,
+        1,
+    ]
+    assert set(pd.read_csv(tmp_path / "training.csv")["seed"]) == {0}

@@ -258,8 +258,14 @@ def finish_study(
     random_policy_episodes: int = 2_000,
     curve_points: int = 500,
     training_seconds: float | None = None,
+    deviations: Sequence[str] = (),
 ) -> dict:
-    """Write the result tables of a trained study folder (module docstring) from its runs and its plan."""
+    """Write the result tables of a trained study folder (module docstring) from its runs and its plan.
+
+    Only whole seeds count: a seed is used when every condition's run of it finished (every epoch trained,
+    the final probe round written); `seeds` in study.json lists them and `seeds_not_finished` the
+    pre-registered seeds left out (a study stopped early). `deviations` (sentences) are recorded beside the
+    untouched preregistration, so a reader sees every departure from the plan."""
     from cogames_lib.staghunt.runs import combine_run_tables
 
     out = Path(out_dir)
@@ -270,7 +276,10 @@ def finish_study(
     plan = summary.get("preregistration")
     if not plan:
         raise DataFileError(f"{path}: no preregistration; this folder was not written by run_study")
-    conditions, seeds = plan["conditions"], plan["seeds"]
+    conditions = plan["conditions"]
+    seeds = [s for s in plan["seeds"] if all(_finished(out, c, s, plan["epochs"]) for c in conditions)]
+    if not seeds:
+        raise DataFileError(f"{out / 'runs'}: no seed has finished runs of every condition")
     configs = study_configs(plan["world"], conditions, plan.get("epsilon_decay_epochs"))
     tables = combine_run_tables(out / "runs", [(c, s) for c in conditions for s in seeds])
     if "training" not in tables:
@@ -298,6 +307,8 @@ def finish_study(
     summary.update({
         "status": "finished",
         "epochs": plan["epochs"], "seeds": seeds, "conditions": conditions, "world": plan["world"],
+        "seeds_not_finished": [s for s in plan["seeds"] if s not in seeds],
+        "deviations": list(deviations),
         "probe_every": plan["probe_every"],
         "code_version": training_provenance.get("code_version"),
         "provenance": training_provenance,
@@ -319,6 +330,20 @@ def finish_study(
     summary.setdefault("wall_seconds", summary["training_seconds"])
     io.write_json(path, summary)
     return summary
+
+
+def _finished(out: Path, condition: str, seed: int, epochs: int) -> bool:
+    """Did the run train every epoch and write its final probe round?"""
+    from cogames_lib.staghunt.train import run_directory
+
+    run_dir = run_directory(out / "runs", condition, seed)
+    training, probes = run_dir / "training.csv", run_dir / "probe_multistep.csv"
+    if not training.is_file() or not probes.is_file():
+        return False
+    return (
+        len(pd.read_csv(training, usecols=["epoch"])) == epochs
+        and int(pd.read_csv(probes, usecols=["epoch"])["epoch"].max()) == epochs
+    )
 
 
 def _run_seconds(out: Path, conditions: Sequence[str], seeds: Sequence[int]) -> float:
