@@ -69,6 +69,18 @@ def learning_findings(training: pd.DataFrame, random_policy: pd.DataFrame) -> li
         method = f"{BOOTSTRAP}, the random baseline resampled from its standard error in each resample"
         findings.append(_finding(f"learning.{condition}.stags_vs_random", text, row, "ratio", "ratio_low",
                                  "ratio_high", "n_seeds", method, "training, random_policy"))  # fmt: skip
+        per_seed = (
+            social.final_window(training[training["condition"] == condition])
+            .groupby("seed")["stags_killed"]
+            .mean()
+        )
+        worst = float(per_seed.min() / row["random_rate"]) if row["random_rate"] > 0 else float("nan")
+        above = int((per_seed >= 4 * row["random_rate"]).sum())
+        text = (f"{condition}: the seed with the fewest stag kills in {window} still kills {worst:.1f} times as many "
+                f"as random play; {above} of {len(per_seed)} seeds are at 4x random play or above")  # fmt: skip
+        findings.append(Finding(CAPABILITY, f"learning.{condition}.worst_seed_vs_random", text, worst, None, None,
+                                len(per_seed), UNIT_SEEDS, "minimum over seeds of the final-window mean / random play",
+                                None, "training, random_policy"))  # fmt: skip
     return findings
 
 
