@@ -11,7 +11,7 @@ import torch
 
 from cogames_lib.staghunt.engine import SparseObservations, StagHuntEngine
 from cogames_lib.staghunt.learner import DQNConfig, DQNPopulation
-from cogames_lib.staghunt.networks import QNetwork, double_dqn_targets, n_step_double_dqn_targets
+from cogames_lib.staghunt.networks import QNetwork, n_step_double_dqn_targets
 from cogames_lib.staghunt.replay import NStepCollector
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS
 from cogames_lib.staghunt.train import preset, train
@@ -56,7 +56,7 @@ def test_sparse_acting_path_equals_the_forward_of_dense_observations() -> None:
 def test_update_equals_the_textbook_step_on_the_engine_dense_observations(
     hidden_sizes, positions: bool
 ) -> None:
-    """`BatchedDQN.update` against the textbook step written here on the same sampled batch: the engine's
+    """`DQNPopulation.update` against the textbook step written here on the same sampled batch: the engine's
     own dense observations, autograd through copies of the networks, then fused Adam. Loss, every
     parameter's gradient and the weights after the step must agree."""
     config = world_config("sorrel_e3", position_embedding=positions)
@@ -116,7 +116,7 @@ def test_double_dqn_target_by_hand_on_two_transitions() -> None:
     target_next = torch.tensor([[7.0, 2.0, 8.0, 0.0, 0.0], [4.0, 0.0, 0.0, 0.0, 0.0]])
     # Transition 1: online picks action 1, the target net values it 2 -> 1 + 0.9 * 2 = 2.8 (not 1 + 0.9 * 8).
     # Transition 2: terminal -> its reward, 3.
-    targets = double_dqn_targets(rewards, dones, online_next, target_next, gamma=0.9)
+    targets = n_step_double_dqn_targets(rewards, 0.9 * (1.0 - dones), online_next, target_next)
     np.testing.assert_allclose(targets.numpy(), [2.8, 3.0], rtol=1e-6)
     n_step = n_step_double_dqn_targets(rewards, torch.tensor([0.81, 0.0]), online_next, target_next)
     np.testing.assert_allclose(n_step.numpy(), [1.0 + 0.81 * 2.0, 3.0], rtol=1e-6)

@@ -66,7 +66,7 @@ class StagHuntAECEnv(AECEnv):
         self.population = _population(population)
         self.render_mode = render_mode
         self.possible_agents = [f"agent_{i}" for i in range(len(self.population))]
-        self.agents = []
+        self.agents: list[str] = []
         self._index = {name: index for index, name in enumerate(self.possible_agents)}
         self.engine = StagHuntEngine(self.population, self.config, 1, np.random.SeedSequence())
         low = np.zeros(self.engine.size, dtype=np.float32)

@@ -180,12 +180,11 @@ class DQNPopulation:
     def update(self) -> float:
         """One n-step double-DQN step for every agent on a batch from its own replay: the sampled rows made
         dense, the online and target networks on the next observations without gradients, then autograd
-        through the online network on the observations (`QLearnerCore.descend`: Huber loss, Adam)."""
-        members, batch = self.num_agents, self.config.batch_size
-        picks = np.stack([rng.integers(0, self.replay.size, size=batch) for rng in self.rngs])
-        agents = np.arange(members)[:, None]
-        replay = self.replay
+        through the online network on the observations (`descend`: Huber loss, Adam)."""
+        members, batch, replay = self.num_agents, self.config.batch_size, self.replay
         assert replay is not None, "call collect() first"
+        picks = np.stack([rng.integers(0, replay.size, size=batch) for rng in self.rngs])
+        agents = np.arange(members)[:, None]
         # (2, agents, batch, size): observations, then next observations, each block contiguous
         rows = self.dense(np.moveaxis(replay.observations[agents, picks], 2, 0),
                           np.moveaxis(replay.cells[agents, picks], 2, 0))  # fmt: skip

@@ -157,7 +157,9 @@ def _engine(
                            wounded_stag_channel=settings.wounded_stag_channel)  # fmt: skip
     engine = StagHuntEngine(population, world, grid=grid)
     count = len(population)
-    engine.load_state(0, grid.resources, list(cells)[:count], list(orientations)[:count], max_turns=turns)
+    engine.load_state(
+        0, grid.resources, np.array(cells[:count]), np.array(orientations[:count]), max_turns=turns
+    )
     return engine
 
 
@@ -255,7 +257,7 @@ def run_multistep_episode(
         engine.end_turn()
         target = RESOURCES[code].name if code in RESOURCES else None
         if engine.num_agents > 1:  # the fake partner's state (it never acts), or its empty spot
-            row, col, facing = *engine.positions[0, 1], engine.orientations[0, 1]
+            (row, col), facing = engine.positions[0, 1], engine.orientations[0, 1]
         else:
             (row, col), facing = partner_cell, case.partner_orientation
         partner_states.append((int(row), int(col), int(facing)))
