@@ -93,7 +93,8 @@ def partner_findings(
     findings = []
     for row in effects.to_dict("records"):
         scale, condition = row["scale"], row["condition"]
-        number = interval_text(row["estimate"], row["ci_low"], row["ci_high"], row["n_seeds"], UNIT_SEEDS, 3)
+        digits = 3 if scale == "argmax" else 4  # a partner effect of 0.0004 in P(stag) must not print as 0.000
+        number = interval_text(row["estimate"], row["ci_low"], row["ci_high"], row["n_seeds"], UNIT_SEEDS, digits)
         if row["effect"] == "difference":
             expected = (preregistered or {}).get(condition)
             text = (f"{condition}: partner effect on {SCALE_WORDS[scale]} (same-kind minus other-kind partner, "
