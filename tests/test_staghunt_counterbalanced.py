@@ -233,3 +233,10 @@ def test_focal_rows_follow_each_condition_s_focal_kind_and_ability() -> None:
     })  # fmt: skip
     kept = social.focal_rows(frame)
     assert kept.index.tolist() == [0, 1, 3, 5]
+
+
+def test_the_cli_knows_the_probe_suites_without_importing_them() -> None:
+    from cogames_lib.cli.probe import PROBE_SUITES
+    from cogames_lib.staghunt.probe_cases import SUITES
+
+    assert PROBE_SUITES == SUITES

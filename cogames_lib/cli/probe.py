@@ -10,6 +10,8 @@ from cogames_lib.cli._out_dir import add_out_dir_flags
 # stag-hunt package (torch); a test checks the two agree.
 CHECKPOINT_CHOICES = ("none", "last", "probes", "all")
 CHECKPOINT_DEFAULT = "last"
+# `staghunt.probe_cases.SUITES`, repeated for the same reason (a test checks the two agree).
+PROBE_SUITES = ("sorrel", "counterbalanced")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,6 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="none; last (end of training); probes (every probe epoch, probe state); all (every probe epoch,"
         " full training state)",
     )
+    train.add_argument("--probe-suite", choices=list(PROBE_SUITES), default="sorrel",
+                       help="probe cases: sorrel's (interop) or counterbalanced (mirrored, partner on every side)")  # fmt: skip
     train.set_defaults(handler=run_train)
 
     study = commands.add_parser(
@@ -88,6 +92,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    from dataclasses import replace
     from pathlib import Path
 
     from cogames_lib.staghunt.parameters import validate_probe_parameters
@@ -97,6 +102,7 @@ def run_train(args: argparse.Namespace) -> int:
     from cogames_lib.staghunt.train import preset
 
     configs = [preset(condition, checkpoints=args.checkpoints) for condition in args.condition]
+    configs = [replace(config, probes=replace(config.probes, suite=args.probe_suite)) for config in configs]
     runs = train_many(configs, args.seed, args.epochs, args.probe_every, Path(args.out), workers=args.workers,
                       backend=args.backend, scheduler=args.scheduler, progress=not args.no_progress,
                       resume=args.resume, overwrite=args.overwrite)  # fmt: skip
