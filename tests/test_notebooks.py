@@ -265,7 +265,8 @@ def test_probe_notebook_shows_the_reference_study_labelled(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["reference source"].startswith("reference study: 4 epochs, 2 seeds per condition")
     assert "2026-11-25" in summary["reference source"]
-    assert "reference final stag kills per episode[all_can_hunt]" in summary
+    assert "reference learning.all_can_hunt.stags_per_episode" in summary
+    assert "reference partner_effect.not_all_can_hunt.q_gap" in summary
     for name in ("learning_curves", "intention_by_partner", "behaviour_by_partner", "partner_effect"):
         assert (out / f"reference_{name}.png").is_file()
 
