@@ -98,7 +98,8 @@ EFFECTS = pd.DataFrame(
     dict(effect=["difference", "difference", "difference_in_differences"],
          condition=["all_can_hunt", "not_all_can_hunt", "not_all_can_hunt - all_can_hunt"], n_seeds=5,
          estimate=[0.01, 0.2, 0.19], ci_low=[-0.02, 0.15, 0.12], ci_high=[0.04, 0.25, 0.26],
-         p_sign_flip=[0.7, 0.0625, 0.0625])
+         p_sign_flip=[0.7, 0.0625, 0.0625], scale="p_stag", partner_side="all", design="paired within seed",
+         p_wilcoxon=0.0625, wilcoxon_note="", seeds_positive=5)
 )  # fmt: skip
 
 

@@ -23,7 +23,12 @@ from cogames_lib.plots.probes import (
     multistep_results,
     training_curves,
 )
-from cogames_lib.plots.study import partner_effect_forest, partner_preference_curves, study_learning_curves
+from cogames_lib.plots.study import (
+    acting_partner_forest,
+    partner_effect_forest,
+    partner_preference_curves,
+    study_learning_curves,
+)
 from cogames_lib.plots.style import CONDITION_COLOURS, PARTNER_COLOURS, POLICY_COLOURS, STATUS_PALETTE
 from cogames_lib.plots.trajectories import episode_trajectory, redundancy_heatmap
 
@@ -32,6 +37,7 @@ __all__ = [
     "PARTNER_COLOURS",
     "POLICY_COLOURS",
     "STATUS_PALETTE",
+    "acting_partner_forest",
     "alignment",
     "capability_matrix",
     "construction_scores",
