@@ -375,6 +375,33 @@ PROBE_RUNS = TableSchema.of(
     key=("condition", "seed"),
 )
 
+# -- suite-level comparison of two policies (`sweep.compare`) --------------------------------------------
+# One row per (diagnostic, agent count) cell both policies played: each side's episodes and pass rate.
+COMPARISON_CELLS = TableSchema.of(
+    "comparison cells",
+    [
+        ("diagnostic", "str"),
+        ("num_agents", "int64"),
+        ("n_first", "int64"),
+        ("rate_first", "float64"),
+        ("n_second", "int64"),
+        ("rate_second", "float64"),
+    ],
+    key=("diagnostic", "num_agents"),
+)
+# A performance profile: per policy and threshold, the fraction of cells whose pass rate is above it.
+PERFORMANCE_PROFILE = TableSchema.of(
+    "performance profile",
+    [
+        ("policy", "str"),
+        ("threshold", "float64"),
+        ("fraction", "float64"),
+        ("low", "float64"),
+        ("high", "float64"),
+    ],
+    key=("policy", "threshold"),
+)
+
 SCHEMAS: tuple[TableSchema, ...] = (
     EPISODES,
     TRACES,
@@ -387,4 +414,6 @@ SCHEMAS: tuple[TableSchema, ...] = (
     PROBE_MULTISTEP,
     TRAINING,
     PROBE_RUNS,
+    COMPARISON_CELLS,
+    PERFORMANCE_PROFILE,
 )

@@ -24,6 +24,7 @@ from cogames_lib import plots
 from cogames_lib.diagnostics import DIAGNOSTICS
 from cogames_lib.diagnostics.redundancy import redundancy
 from cogames_lib.plots.style import PAGE_WIDTH_IN, POLICY_ORDER, SCREEN_DPI
+from cogames_lib.sweep.compare import compare_policies
 from tests.test_plots import make_episodes, make_intention, make_multistep, make_runs
 
 MIN_POINTS = 9.0
@@ -209,6 +210,12 @@ def _cases() -> list[Case]:
     cases.append(("study_learning_curves / per-condition baselines",
                   lambda: plots.study_learning_curves(LEARNING, baselines, "a label", "", {"all_can_hunt": 5.0})))  # fmt: skip
     cases.append(("pass_rate_heatmap / default", lambda: plots.pass_rate_heatmap(EPISODES)))
+    profile = compare_policies(EPISODES, "scripted", "noop", n_resamples=50).profile_table()
+    for label, table in {
+        "default": profile,
+        "all equal": _all_equal(profile, fraction=1.0, low=1.0, high=1.0),
+    }.items():
+        cases.append((f"performance_profile / {label}", lambda table=table: plots.performance_profile(table)))
     cases.append(("capability_matrix / default", lambda: plots.capability_matrix(EPISODES)))
     return cases
 

@@ -7,6 +7,7 @@ are fixed tables in `cogames_lib.plots.style`, so a policy or partner keeps its 
 
 from __future__ import annotations
 
+from cogames_lib.plots.comparison import performance_profile
 from cogames_lib.plots.diagnostics import (
     capability_matrix,
     outcome_rates,
@@ -43,6 +44,7 @@ __all__ = [
     "partner_effect_forest",
     "partner_preference_curves",
     "pass_rate_heatmap",
+    "performance_profile",
     "redundancy_heatmap",
     "status_breakdown",
     "status_count_bars",

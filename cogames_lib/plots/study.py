@@ -26,14 +26,13 @@ from cogames_lib.plots.style import (
     plural,
     require_columns,
 )
+from cogames_lib.staghunt.social import CURVE_COLUMNS, EFFECT_COLUMNS  # defined once, with the tables
 
-CURVE_COLUMNS = ("epoch", "n_seeds", "mean", "ci_low", "ci_high")
 METRIC_LABELS = {
     "stags_killed": "stag kills per episode",
     "mean_return": "return per episode (mean over agents)",
 }
 MIN_EFFECT_SPAN = 0.05
-EFFECT_COLUMNS = ("effect", "condition", "n_seeds", "estimate", "ci_low", "ci_high", "p_sign_flip")
 
 
 def _title(text: str, label: str, verdict: str) -> str:
@@ -89,7 +88,7 @@ def study_learning_curves(
     """`social.learning_curves` output: stag kills and return per episode over training, a line per
     condition; dashed lines at random play's stag kills (one number or per condition) and, when given,
     random play's return per condition."""
-    require_columns(curves, ["condition", "metric", *CURVE_COLUMNS], "study_learning_curves")
+    require_columns(curves, ["condition", "metric", "epoch", *CURVE_COLUMNS], "study_learning_curves")
     if curves.empty:
         return empty_figure("Learning curves", "no training epochs")
     conditions = ordered(curves["condition"], CONDITION_ORDER)
@@ -125,7 +124,9 @@ def partner_preference_curves(
     a dashed line at 0.5 (indifference between stag and hare). Intention P(stag) is
     w_stag / (w_stag + w_hare); pass `value_label="multi-step result"` for the behaviour curves."""
     require_columns(
-        curves, ["condition", "agent_kind", "partner_kind", *CURVE_COLUMNS], "partner_preference_curves"
+        curves,
+        ["condition", "agent_kind", "partner_kind", "epoch", *CURVE_COLUMNS],
+        "partner_preference_curves",
     )
     frame = curves[curves["agent_kind"].astype(str).isin([focal_kind, "all"])]
     if frame.empty:

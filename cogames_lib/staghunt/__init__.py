@@ -1,9 +1,10 @@
 """Stag-hunt probe tests: a two-kind stag-hunt gridworld, DQN learners, frozen-copy probes, analysis.
 
 Public surface (everything a notebook needs):
-- world: `StagHuntEnv` (PettingZoo ParallelEnv), `StagHuntConfig`, `world_config` / `WORLD_PRESETS` (`default`,
-  `sorrel_e3`), `BatchStagHunt` (many worlds in lockstep), `random_policy_score`, `load_stag_hunt_map`,
-  `load_orientation_reference`;
+- world: `StagHuntAECEnv` (PettingZoo AEC game) and `StagHuntEnv` (the parallel env derived from it),
+  `StagHuntConfig`, `world_config` / `WORLD_PRESETS` (`default`, `sorrel_e3`), `StagHuntEngine` (the one
+  engine: worlds in lockstep; `BatchStagHunt` is its earlier name), `random_policy_score`,
+  `load_stag_hunt_map`, `load_orientation_reference`;
 - learning: `TrainConfig`, `DQNConfig`, `STUDY_LEARNER`, `preset`, `train`, `train_many`, `run_study`,
   `load_checkpoint`;
 - probes: `run_intention_probe`, `run_multistep_probe`, `load_probe_suite`, `ProbeSettings`;
@@ -36,7 +37,9 @@ def _conditions() -> tuple[str, ...]:
 
 
 _EXPORTS: dict[str, lazy.Source] = {
-    "BatchStagHunt": "cogames_lib.staghunt.batch_engine",
+    "BatchStagHunt": "cogames_lib.staghunt.engine",
+    "StagHuntEngine": "cogames_lib.staghunt.engine",
+    "StagHuntAECEnv": "cogames_lib.staghunt.env",
     "RandomPolicyScore": "cogames_lib.staghunt.baselines",
     "STUDY_LEARNER": "cogames_lib.staghunt.train",
     "WORLD_PRESETS": "cogames_lib.staghunt.world_config",

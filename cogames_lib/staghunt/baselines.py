@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.staghunt.batch_engine import BatchStagHunt
+from cogames_lib.staghunt.engine import StagHuntEngine
 from cogames_lib.staghunt.rules import HARE, NUM_ACTIONS, PRESET_POPULATIONS, STAG, AgentSpec
 from cogames_lib.staghunt.world_config import StagHuntConfig
 
@@ -40,7 +40,7 @@ def random_policy_score(
         population = PRESET_POPULATIONS[population]
     worlds = min(worlds, episodes)
     world_seed, action_seed = np.random.SeedSequence(seed).spawn(2)
-    engine = BatchStagHunt(population, config, worlds, world_seed)
+    engine = StagHuntEngine(population, config, worlds, world_seed)
     actions_rng = np.random.default_rng(action_seed)
     engine.reset_worlds(np.arange(worlds))
     returns = np.zeros((worlds, engine.num_agents))

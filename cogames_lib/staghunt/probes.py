@@ -32,7 +32,15 @@ from cogames_lib.staghunt.maps import (
     shipped_map_path,
 )
 from cogames_lib.staghunt.orientation import SpawnOrientation, load_orientation_reference
-from cogames_lib.staghunt.rules import AGENT_KINDS, PARTNER_KINDS, Action, AgentSpec, move_direction
+from cogames_lib.staghunt.rules import (
+    AGENT_KINDS,
+    PARTNER_KINDS,
+    RESOURCES,
+    Action,
+    AgentSpec,
+    move_direction,
+)
+from cogames_lib.staghunt.world_config import StagHuntConfig
 from cogames_lib.tables import PROBE_INTENTION, PROBE_MULTISTEP
 
 # The tables' contracts live in `cogames_lib.tables` (the spec's columns, then the optional extras).
@@ -157,11 +165,24 @@ def _relation(focal_kind: str, partner_kind: str) -> str:
     return "same" if partner_kind == focal_kind else "different"
 
 
-def _engine(focal_kind: str, partner_kind: str, settings: ProbeSettings) -> StagHuntEngine:
-    partner = AgentSpec(partner_kind if partner_kind != "no_partner" else AGENT_KINDS[0], can_hunt=True)
-    return StagHuntEngine([AgentSpec(focal_kind), partner], settings.attack_range, settings.view_radius,
-                          attack_shape=settings.attack_shape, position_embedding=settings.position_embedding,
-                          wounded_stag_channel=settings.wounded_stag_channel)  # fmt: skip
+def _engine(
+    focal_kind: str, partner_kind: str, settings: ProbeSettings, grid: StagHuntMap,
+    cells: Sequence[tuple[int, int]], orientations: Sequence[int], turns: int = 1,
+) -> StagHuntEngine:  # fmt: skip
+    """A one-world engine staged on `grid`: the focal agent (index 0) at `cells[0]` and, unless there is no
+    partner, the partner (`can_hunt=True`) at `cells[1]`; observations are taken at the turn's start."""
+    population = [AgentSpec(focal_kind)]
+    if partner_kind != "no_partner":
+        population.append(AgentSpec(partner_kind, can_hunt=True))
+    world = StagHuntConfig(attack_range=settings.attack_range, view_radius=settings.view_radius,
+                           attack_shape=settings.attack_shape, position_embedding=settings.position_embedding,
+                           wounded_stag_channel=settings.wounded_stag_channel)  # fmt: skip
+    engine = StagHuntEngine(population, world, grid=grid)
+    count = len(population)
+    engine.load_state(
+        0, grid.resources, np.array(cells[:count]), np.array(orientations[:count]), max_turns=turns
+    )
+    return engine
 
 
 def softmax(values: np.ndarray) -> np.ndarray:
@@ -201,15 +222,10 @@ def run_intention_probe(
         probe_agent = frozen(agent)
         for case in suite.intention_cases:
             for partner_kind in settings.partner_kinds:
-                engine = _engine(kind, partner_kind, settings)
-                engine.reset(
-                    case.grid,
-                    case.grid.resources,
-                    [case.focal.row_col, case.partner.row_col],
-                    [case.focal.initial, case.partner.initial],
-                    active=[True, partner_kind != "no_partner"],
-                )
-                q_values = np.asarray(probe_agent.q_values(engine.observe(0)), dtype=np.float64).reshape(-1)
+                engine = _engine(kind, partner_kind, settings, case.grid, [case.focal.row_col, case.partner.row_col],
+                                 [case.focal.initial, case.partner.initial])  # fmt: skip
+                observation = engine.observe_dense(np.zeros(1, dtype=np.int64))[0]
+                q_values = np.asarray(probe_agent.q_values(observation), dtype=np.float64).reshape(-1)
                 if q_values.shape != (len(Action),):
                     raise ParameterError(
                         f"agent {agent_id}: q_values must return {len(Action)} values, got {q_values.shape}"
@@ -246,23 +262,27 @@ def run_multistep_episode(
     grid = suite.multi_step_grid
     assert grid is not None
     partner_cell, focal_cell = grid.spawns
-    engine = _engine(focal_kind, partner_kind, settings)
-    engine.reset(
-        grid, grid.resources, [focal_cell, partner_cell], [settings.focal_orientation, settings.partner_orientation],
-        active=[True, partner_kind != "no_partner"],
-    )  # fmt: skip
+    engine = _engine(focal_kind, partner_kind, settings, grid, [focal_cell, partner_cell],
+                     [settings.focal_orientation, settings.partner_orientation], settings.max_test_steps)  # fmt: skip
+    focal = np.zeros(1, dtype=np.int64)
     choose = agent.act if hasattr(agent, "act") else None
     actions: list[int] = []
     partner_states: list[tuple[int, int, int]] = []
     for turn in range(1, settings.max_test_steps + 1):
-        obs = engine.observe(0)
+        obs = engine.observe_dense(focal)[0]
         action = int(choose(obs, 0.0)) if choose else int(np.argmax(agent.q_values(obs)))
         if not 0 <= action < len(Action):
             raise ParameterError(f"act() returned {action}, not an action index 0..{len(Action) - 1}")
         actions.append(action)
-        target = engine.step([action, None], order=[0]).attack_targets[0]
-        row, col = engine.positions[1]
-        partner_states.append((int(row), int(col), int(engine.orientations[1])))
+        engine.begin_turn(order=np.arange(engine.num_agents)[None])  # only the focal acts
+        code = int(engine.act(focal, np.array([action]))[0])
+        engine.end_turn()
+        target = RESOURCES[code].name if code in RESOURCES else None
+        if engine.num_agents > 1:  # the fake partner's state (it never acts), or its empty spot
+            (row, col), facing = engine.positions[0, 1], engine.orientations[0, 1]
+        else:
+            (row, col), facing = partner_cell, settings.partner_orientation
+        partner_states.append((int(row), int(col), int(facing)))
         if action == Action.ATTACK and target is not None:
             return MultiStepOutcome(
                 target, RESULT_BY_TARGET[target], turn, tuple(actions), tuple(partner_states)
