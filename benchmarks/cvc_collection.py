@@ -6,7 +6,7 @@ One process, one thread. Three rows:
 - `WorldBatch + features`: plus the network's sparse input rows (`grid_features`, `self_features`);
 and, with `--train`, `PPO end to end`: `learn.ppo.train_seed` with the default config (collection, forward,
 updates).
-The worlds are the reference run's mix: 48 one-agent, 12 two-agent and 6 four-agent worlds drawing
+The worlds are the trainer's default mix: 48 one-agent, 12 two-agent and 6 four-agent worlds drawing
 normal-tier diagnostics. Targets (issue 19): collection >= 300,000 agent-steps/s, training >= 30,000.
 Usage: python benchmarks/cvc_collection.py [--steps N] [--train STEPS]
 """
