@@ -19,12 +19,13 @@ CAPABILITY_GROUPS = {
     "diagnostics": "cogs_vs_clips",
     "policies": "cogs_vs_clips",
     "sweep": "cogs_vs_clips",
+    "learn": "cogs_vs_clips",
     "mindcraft": "mindcraft",
     "staghunt": "staghunt",
 }
 # Inside the Cogs-vs-Clips group: the engine, then the catalogue and the policies (which ignore each other:
 # environments never import policies), then the sweep that plays them.
-COGS_VS_CLIPS_ORDER = {"cvc": 0, "diagnostics": 1, "policies": 1, "sweep": 2}
+COGS_VS_CLIPS_ORDER = {"cvc": 0, "diagnostics": 1, "policies": 1, "sweep": 2, "learn": 3}
 WORKBOOK = {"plots", "report", "cli", "__main__"}
 LEVEL = {"base": 0, "capability": 1, "workbook": 2}
 
