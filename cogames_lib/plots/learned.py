@@ -12,6 +12,7 @@ from cogames_lib.plots.style import (
     annotated_grid,
     empty_figure,
     numeric_order,
+    palette,
     require_columns,
 )
 
@@ -73,7 +74,7 @@ def family_curves(curves: pd.DataFrame, reliable_rate: float | None = 0.8, title
         return empty_figure("Pass rate by capability family", "no checkpoints evaluated")
     counts = numeric_order(curves["num_agents"])
     families = sorted(curves["family"].astype(str).unique())
-    colours = dict(zip(families, plt.get_cmap("tab10").colors, strict=False))
+    colours = palette(families, {})  # stable colours by sorted position
     figure, axes_list = plt.subplots(
         1,
         len(counts),
