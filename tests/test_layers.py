@@ -13,7 +13,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "cogames_lib"
 
-BASE = {"", "errors", "finding", "stats", "outcomes", "tables", "io", "outdir", "parallel", "paths", "seeding", "lazy"}
+BASE = {
+    "",
+    "errors",
+    "finding",
+    "stats",
+    "outcomes",
+    "tables",
+    "io",
+    "outdir",
+    "parallel",
+    "paths",
+    "seeding",
+    "lazy",
+}
 CAPABILITY_GROUPS = {
     "cvc": "cogs_vs_clips",
     "diagnostics": "cogs_vs_clips",
@@ -24,7 +37,7 @@ CAPABILITY_GROUPS = {
     "staghunt": "staghunt",
 }
 # Inside the Cogs-vs-Clips group: the engine, then the catalogue and the policies (which ignore each other:
-# environments never import policies), then the sweep that plays them.
+# environments never import policies), then the sweep that plays them, then the trainer of learned agents.
 COGS_VS_CLIPS_ORDER = {"cvc": 0, "diagnostics": 1, "policies": 1, "sweep": 2, "learn": 3}
 WORKBOOK = {"plots", "report", "cli", "__main__"}
 LEVEL = {"base": 0, "capability": 1, "workbook": 2}

@@ -9,7 +9,7 @@ import math
 import pandas as pd
 import pytest
 
-from cogames_lib.errors import DataFileError, ParameterError
+from cogames_lib.errors import CogamesLibError, DataFileError, ParameterError
 from cogames_lib.learn.emergence import (
     Checkpoint,
     emergence_table,
@@ -111,9 +111,9 @@ def test_find_and_select_checkpoints(tmp_path):
         select_checkpoints(found, seeds=[7])
     with pytest.raises(ParameterError, match="per_seed"):
         select_checkpoints(found, per_seed=0)
-    with pytest.raises(ParameterError, match="no checkpoints"):
+    with pytest.raises(CogamesLibError, match="no seed_<seed>/checkpoint_<step>.pt files"):
         find_checkpoints(tmp_path / "seed_0")
-    with pytest.raises(ParameterError, match="not a folder"):
+    with pytest.raises(CogamesLibError, match="not found"):
         find_checkpoints(tmp_path / "missing")
 
 

@@ -21,6 +21,10 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         "--out reports/sweep-demo",
         "4 episodes; add --resume to continue that folder later, --overwrite to start it again",
     ),
+    "learn train": (
+        "cogames-lib learn train --out reports/learn-demo --seeds 0 --steps 20000 --checkpoints 2",
+        "a short PPO run: run.json and 3 learned: checkpoints (step 0, middle, end)",
+    ),
     "mindcraft analyze": (
         "cogames-lib mindcraft analyze data/mindcraft_sample/experiments --tasks data/mindcraft_sample/tasks/*.json",
         "the summary tables of the SYNTHETIC sample tree",

@@ -1,16 +1,79 @@
-"""`cogames-lib learn ...`: learned agents on the Cogs vs Clips diagnostics.
-
-cogames-lib learn emergence RUN_DIR --out DIR    every checkpoint through every diagnostic
-"""
+"""`cogames-lib learn train`: train the learned baseline (PPO, one shared network) on the diagnostics;
+`cogames-lib learn emergence`: every checkpoint of a run through every diagnostic (`cli/_learn_emergence.py`)."""
 
 from __future__ import annotations
 
-from typing import Any
+import argparse
+import shlex
 
+from cogames_lib.cli._codes import EXIT_OK
 from cogames_lib.cli._learn_emergence import add_emergence_parser
+from cogames_lib.errors import ParameterError
 
 
-def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("learn", help="learned agents: capability emergence over checkpoints")
-    commands = parser.add_subparsers(dest="learn_command", metavar="COMMAND", required=True)
-    add_emergence_parser(commands)
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "learn",
+        help="train learned agents on the diagnostics",
+        description="Train a PPO agent (one network shared by all agents) on a multi-task curriculum of "
+        "normal-tier diagnostics; checkpoints are `learned:` policies (docs/cvc_learned.md).",
+    )
+    actions = parser.add_subparsers(dest="learn_command", metavar="ACTION", required=True)
+    train = actions.add_parser(
+        "train",
+        help="train seeds one after another; write RUN_DIR/run.json and RUN_DIR/seed_<s>/checkpoint_<step>.pt",
+    )
+    train.add_argument("--out", required=True, metavar="RUN_DIR", help="the run directory")
+    train.add_argument("--seeds", nargs="+", type=int, default=[0], metavar="S", help="training seeds")
+    train.add_argument("--steps", type=int, default=2_000_000, help="agent-steps per seed")
+    train.add_argument("--checkpoints", type=int, default=10, metavar="K",
+                       help="K evenly spaced checkpoints after the one at step 0")  # fmt: skip
+    train.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="torch device")
+    train.add_argument("--diagnostics", nargs="+", default=None, metavar="D",
+                       help="the curriculum (default: every normal-tier diagnostic)")  # fmt: skip
+    train.add_argument("--worlds", nargs=3, type=int, default=None, metavar=("N1", "N2", "N4"),
+                       help="worlds with 1, 2 and 4 agents (default 48 12 6)")  # fmt: skip
+    train.add_argument("--frames", type=int, default=None, help="grid frames the network sees (memory)")
+    train.add_argument("--hidden", type=int, default=None, help="hidden units")
+    train.add_argument("--no-shaping", action="store_true", help="train on the success reward alone")
+    train.add_argument("--novelty", type=float, default=None, help="bonus per newly visited cell")
+    train.add_argument("--pickup", type=float, default=None, help="bonus per new item high in an episode")
+    train.add_argument("--quiet", action="store_true", help="no progress lines")
+    train.set_defaults(handler=handle_train)
+    add_emergence_parser(actions)
+
+
+def handle_train(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    if args.steps < 1 or args.checkpoints < 1:
+        raise ParameterError("--steps and --checkpoints must be >= 1")
+    from cogames_lib.learn.curriculum import NO_SHAPING, ShapingConfig
+    from cogames_lib.learn.ppo import TrainConfig
+    from cogames_lib.learn.runs import train_run
+    from cogames_lib.policies.learned import NetworkConfig
+
+    config = TrainConfig(total_steps=args.steps)
+    if args.diagnostics:
+        from cogames_lib.diagnostics import resolve_diagnostics
+
+        config = replace(config, curriculum=tuple(d.name for d in resolve_diagnostics(args.diagnostics)))
+    if args.worlds:
+        config = replace(config, worlds=tuple(args.worlds))
+    network = NetworkConfig()
+    if args.frames is not None:
+        network = replace(network, frames=args.frames)
+    if args.hidden is not None:
+        network = replace(network, hidden=args.hidden)
+    shaping = NO_SHAPING if args.no_shaping else ShapingConfig()
+    if args.novelty is not None:
+        shaping = replace(shaping, novelty=args.novelty)
+    if args.pickup is not None:
+        shaping = replace(shaping, pickup=args.pickup)
+    config = replace(config, network=network, shaping=shaping)
+    command = "cogames-lib " + " ".join(shlex.quote(a) for a in args.argv)
+    record = train_run(config, args.seeds, args.out, args.checkpoints, args.device, command, not args.quiet)
+    for run in record["runs"]:
+        print(f"seed {run['seed']}: {run['steps']} agent-steps in {run['seconds']} s "
+              f"({run['agent_steps_per_second']}/s); final {args.out}/{run['final_checkpoint']}")  # fmt: skip
+    return EXIT_OK

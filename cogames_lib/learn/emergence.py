@@ -19,7 +19,6 @@ shows them). Episodes that ended in RUN_ERROR say nothing about the agent and ar
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +33,6 @@ from cogames_lib.tables import EMERGENCE
 RELIABLE_RATE = 0.8
 # The sweep seed of every emergence evaluation (the sweep's default 0 is what users' own sweeps use).
 EVALUATION_SWEEP_SEED = 19
-SEED_FOLDER = re.compile(r"^seed_(\d+)$")
-CHECKPOINT_FILE = re.compile(r"^checkpoint_(\d+)\.pt$")
 TABLE_STEM = "emergence"  # emergence.parquet and emergence.csv in the output folder
 SWEEP_FOLDER = "sweep"
 RUN_FILE = "run.json"  # the evaluation sweep's own folder inside the output folder
@@ -57,24 +54,11 @@ class Checkpoint:
 
 
 def find_checkpoints(run_dir: str | Path) -> list[Checkpoint]:
-    """Every checkpoint of a run folder, by training seed then step, each played as `learned:<path>`."""
-    root = Path(run_dir).expanduser()
-    if not root.is_dir():
-        raise ParameterError(f"run_dir: {str(root)!r} is not a folder")
-    found = []
-    for folder in sorted(root.iterdir()):
-        seed_match = SEED_FOLDER.match(folder.name)
-        if not seed_match or not folder.is_dir():
-            continue
-        for path in folder.iterdir():
-            step_match = CHECKPOINT_FILE.match(path.name)
-            if step_match and path.is_file():
-                found.append(Checkpoint(int(seed_match[1]), int(step_match[1]), f"learned:{path}"))
-    if not found:
-        raise ParameterError(
-            f"run_dir: no checkpoints under {str(root)!r} (expected seed_<seed>/checkpoint_<step>.pt)"
-        )
-    return sorted(found, key=lambda c: (c.seed, c.step))
+    """Every checkpoint of a run folder (`learn.runs.run_checkpoints`: the layout is defined there), by
+    training seed then step, each played as `learned:<path>`."""
+    from cogames_lib.learn.runs import run_checkpoints
+
+    return [Checkpoint(seed, step, f"learned:{path}") for seed, step, path in run_checkpoints(run_dir)]
 
 
 def run_identity(run_dir: str | Path) -> dict[str, Any]:

@@ -9,6 +9,8 @@ Accepted policy names (everywhere: sweeps, the CLI, notebooks):
 - ``"scripted:-chorus"`` or ``"scripted:-chorus,-memory"``: the baseline with those skills switched off
   (the skills are `ABLATIONS`; order and repetition do not matter, the canonical name lists them in
   `ABLATIONS` order);
+- ``"learned:<checkpoint path>"``: a trained network (`cogames_lib.policies.learned`), sampling its action
+  with the agent's seed; ``"learned:<path>#greedy"`` takes the most likely action instead;
 - ``"package.module:Class"``: a user's policy class, instantiated without arguments for every agent.
 """
 
@@ -30,9 +32,12 @@ BUILTIN_POLICIES: dict[str, str] = {
     # The full-knowledge reference ceiling: it reads the world state, so it lives with the diagnostics.
     "oracle": "cogames_lib.diagnostics.oracle:OraclePolicy",
 }
+LEARNED_PREFIX = "learned:"
+GREEDY_SUFFIX = "#greedy"
+LEARNED_POLICY = "cogames_lib.policies.learned:LearnedPolicy"
 ACCEPTED_FORMS = (
     "'noop', 'random', 'scripted', 'oracle', 'scripted:-SKILL[,-SKILL...]' with SKILL in "
-    f"{', '.join(ABLATIONS)}, or an import path 'package.module:Class'"
+    f"{', '.join(ABLATIONS)}, 'learned:<checkpoint path>[#greedy]', or an import path 'package.module:Class'"
 )
 
 
@@ -114,6 +119,8 @@ def resolve_policy(spec: str | PolicySpec) -> PolicySpec:
     spec = spec.strip()
     if spec in BUILTIN_POLICIES:
         return PolicySpec(spec, BUILTIN_POLICIES[spec])
+    if spec.startswith(LEARNED_PREFIX):
+        return learned_spec(spec[len(LEARNED_PREFIX) :])
     head, sep, tail = spec.partition(":")
     if head == "scripted" and sep:
         disabled = parse_ablations(tail)
@@ -123,6 +130,21 @@ def resolve_policy(spec: str | PolicySpec) -> PolicySpec:
         _import_class(spec)  # fail now, with the path named, rather than inside a worker
         return PolicySpec(spec, spec)
     raise UnknownNameError(f"unknown policy {spec!r}; accepted: {ACCEPTED_FORMS}")
+
+
+def learned_spec(text: str) -> PolicySpec:
+    """`learned:<path>[#greedy]`: the checkpoint is read now (a one-line error names a missing or foreign
+    file here, not inside a worker); the name keeps the path as given."""
+    from cogames_lib.policies.learned import read_learned_checkpoint
+
+    path, greedy = text.strip(), False
+    if path.endswith(GREEDY_SUFFIX):
+        path, greedy = path[: -len(GREEDY_SUFFIX)], True
+    if not path:
+        raise UnknownNameError(f"policy 'learned:' needs a checkpoint path; accepted: {ACCEPTED_FORMS}")
+    read_learned_checkpoint(path)
+    name = LEARNED_PREFIX + path + (GREEDY_SUFFIX if greedy else "")
+    return PolicySpec(name, LEARNED_POLICY, (("checkpoint", path), ("greedy", greedy)))
 
 
 def ablation_specs() -> list[str]:

@@ -1,0 +1,154 @@
+"""`WorldBatch`: many Cogs vs Clips worlds stepped in one process, observations as arrays, auto-reset.
+
+One set of rules: every world here is the engine's own `World` (the same object `CogsVsClipsEnv` wraps), so
+this module adds no rule. It only keeps a flat table of agent slots (world 0's agents, then world 1's, ...)
+and copies each agent's observation into preallocated arrays: `grids` (slots, 17, 11, 11) uint8 and
+`selves` (slots, 9) uint8, the same values the PettingZoo env hands out (`tests/test_cvc_batch.py` compares
+the two step by step on every diagnostic at every agent count).
+
+A world's agent count is fixed for its life; what it plays is chosen at every reset by `next_episode(world
+index)`, which returns a `WorldSpec` (map, rules, budget) and the episode seed, so a trainer can run a
+curriculum without this module knowing any diagnostic. The `World` of each (world index, spec key) is built
+once and reset for every later episode (a reset rebuilds all episode state).
+
+Measured on the 2-core machine (`benchmarks/cvc_collection.py`, random actions, observations built): see
+docs/cvc_learned.md. The Python step of `World` bounds the speed; this wrapper's copies cost about as much
+again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from cogames_lib.cvc import rules
+from cogames_lib.cvc.config import EnvConfig
+from cogames_lib.cvc.maps import GridMap
+from cogames_lib.cvc.observation import GRID_CHANNELS, SELF_FIELDS, VIEW_SIZE
+from cogames_lib.cvc.world import World
+from cogames_lib.errors import ParameterError
+
+NUM_ITEMS = len(rules.ITEMS)
+
+
+@dataclass(frozen=True)
+class WorldSpec:
+    """What one episode plays: `key` names it (a diagnostic name), the rest builds the `World`."""
+
+    key: str
+    grid_map: GridMap
+    num_agents: int
+    max_steps: int
+    config: EnvConfig
+
+
+# world index -> (what its next episode plays, the episode seed)
+NextEpisode = Callable[[int], tuple[WorldSpec, int]]
+
+
+@dataclass(frozen=True)
+class FinishedEpisode:
+    world: int
+    key: str
+    num_agents: int
+    success: bool
+    steps: int
+
+
+class WorldBatch:
+    """Worlds with fixed agent counts `agent_counts[w]`; slot `first_slot[w] + i` is agent i of world w.
+
+    After `reset()` and after every `step(actions)`, `grids`/`selves` hold each slot's current observation
+    (after an episode ends the world is reset at once, so they show the new episode's first observation).
+    `step` also fills, per slot: `rewards` (the engine's reward for that step), `done` (the slot's episode
+    ended at this step: success or budget), `positions` and `items` (where the agent stood and what it held
+    after its action, before any reset: trainers derive shaping from them), and returns the episodes that
+    finished.
+    """
+
+    def __init__(self, agent_counts: Sequence[int], next_episode: NextEpisode) -> None:
+        counts = [int(n) for n in agent_counts]
+        if not counts or min(counts) < 1:
+            raise ParameterError(
+                f"agent_counts must be a non-empty list of counts >= 1, got {list(agent_counts)}"
+            )
+        self.agent_counts = counts
+        self.next_episode = next_episode
+        self.first_slot = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        self.num_slots = int(sum(counts))
+        self.slot_world = np.repeat(np.arange(len(counts)), counts)
+        self.grids = np.zeros((self.num_slots, len(GRID_CHANNELS), VIEW_SIZE, VIEW_SIZE), np.uint8)
+        self.selves = np.zeros((self.num_slots, len(SELF_FIELDS)), np.uint8)
+        self.rewards = np.zeros(self.num_slots, np.float32)
+        self.done = np.zeros(self.num_slots, bool)
+        self.positions = np.zeros(self.num_slots, np.int64)
+        self.items = np.zeros((self.num_slots, NUM_ITEMS), np.int64)
+        self.worlds: list[World] = []
+        self.specs: list[WorldSpec] = []
+        self._cache: list[dict[str, World]] = [{} for _ in counts]
+
+    def _start(self, index: int) -> None:
+        spec, seed = self.next_episode(index)
+        if spec.num_agents != self.agent_counts[index]:
+            raise ParameterError(
+                f"world {index} has {self.agent_counts[index]} agent(s), next_episode gave {spec.key!r} "
+                f"with {spec.num_agents}"
+            )
+        world = self._cache[index].get(spec.key)
+        if world is None:
+            world = World(spec.grid_map, spec.num_agents, spec.config)
+            self._cache[index][spec.key] = world
+        world.reset(seed)
+        if index < len(self.worlds):
+            self.worlds[index], self.specs[index] = world, spec
+        else:
+            self.worlds.append(world)
+            self.specs.append(spec)
+
+    def reset(self) -> None:
+        self.worlds, self.specs = [], []
+        for index in range(len(self.agent_counts)):
+            self._start(index)
+            self._observe(index)
+
+    def _observe(self, index: int) -> None:
+        world = self.worlds[index]
+        slot = int(self.first_slot[index])
+        grid, grids, selves = world.grid, self.grids, self.selves
+        for agent in world.agents:
+            row, col = agent.row, agent.col
+            grids[slot] = grid[:, row : row + VIEW_SIZE, col : col + VIEW_SIZE]
+            items = agent.items
+            selves[slot] = (*items, agent.energy, agent.vibe, agent.last_success)
+            slot += 1
+
+    def step(self, actions: np.ndarray) -> list[FinishedEpisode]:
+        """Apply one action per slot (ints in 0..17) to every world; reset finished worlds."""
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_slots,):
+            raise ParameterError(f"actions must have shape ({self.num_slots},), got {actions.shape}")
+        if actions.size and (actions.min() < 0 or actions.max() >= len(rules.ACTIONS)):
+            raise ParameterError(f"actions must be action indices in 0..{len(rules.ACTIONS) - 1}")
+        chosen = actions.tolist()
+        finished: list[FinishedEpisode] = []
+        rewards, done, positions, items = self.rewards, self.done, self.positions, self.items
+        for index, world in enumerate(self.worlds):
+            first = int(self.first_slot[index])
+            count = self.agent_counts[index]
+            world.step(chosen[first : first + count])
+            ended = world.succeeded or world.step_count >= self.specs[index].max_steps
+            slot = first
+            for agent, reward in zip(world.agents, world.rewards, strict=True):
+                rewards[slot] = reward
+                done[slot] = ended
+                positions[slot] = agent.position
+                items[slot] = agent.items
+                slot += 1
+            if ended:
+                spec = self.specs[index]
+                finished.append(FinishedEpisode(index, spec.key, count, world.succeeded, world.step_count))
+                self._start(index)
+            self._observe(index)
+        return finished

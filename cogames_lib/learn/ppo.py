@@ -1,0 +1,287 @@
+"""PPO with one network shared by every agent, in the CleanRL single-file style (`cleanrl/ppo.py`).
+
+Read top to bottom: `TrainConfig` documents every field; `train_seed` builds the worlds
+(`cogames_lib.cvc.WorldBatch`, agent counts 1/2/4 mixed), the curriculum and the shaping
+(`curriculum.py`), then alternates a rollout of `rollout_steps` steps of every agent slot with `epochs`
+passes of clipped-objective minibatch updates; every agent slot is one CleanRL "environment". Checkpoints
+(`learned:` policy files) are written at `checkpoint_steps` (agent-steps done, step 0 included).
+
+Determinism: every random draw flows from the seed (torch, the action sampler, the curriculum, the episode
+seeds); on the CPU torch runs one thread by default, so the same seed gives the same numbers (tested).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cogames_lib.cvc.batch import WorldBatch
+from cogames_lib.errors import ParameterError
+from cogames_lib.learn.curriculum import AGENT_COUNTS, Curriculum, Shaper, ShapingConfig, default_curriculum
+from cogames_lib.policies.learned import (
+    NO_PREVIOUS_ACTION,
+    FrameStack,
+    NetworkConfig,
+    grid_features,
+    self_features,
+)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """total_steps: agent-steps to train (rounded up to whole rollouts).
+    worlds: how many worlds of each agent count in `AGENT_COUNTS` (1, 2, 4) run side by side.
+    curriculum: the diagnostics trained on (normal tier; each world draws among those allowing its count).
+    rollout_steps: steps per slot between updates; epochs, minibatches: PPO passes over each rollout.
+    learning_rate (Adam, annealed linearly to 0), gamma, gae_lambda, clip, entropy, value_coef,
+    max_grad_norm: CleanRL's PPO hyper-parameters. network: frames (memory) and hidden units.
+    shaping: training-only reward terms. threads: torch CPU threads (1 keeps results reproducible)."""
+
+    total_steps: int = 2_000_000
+    worlds: tuple[int, ...] = (48, 12, 6)
+    curriculum: tuple[str, ...] = field(default_factory=default_curriculum)
+    rollout_steps: int = 64
+    epochs: int = 3
+    minibatches: int = 4
+    learning_rate: float = 1e-3
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    entropy: float = 0.01
+    value_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    shaping: ShapingConfig = field(default_factory=ShapingConfig)
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        if len(self.worlds) != len(AGENT_COUNTS) or min(self.worlds) < 0 or sum(self.worlds) < 1:
+            raise ParameterError(f"worlds: one count >= 0 per agent count {AGENT_COUNTS}, got {self.worlds}")
+        for name in ("total_steps", "rollout_steps", "epochs", "minibatches", "threads"):
+            if int(getattr(self, name)) < 1:
+                raise ParameterError(f"{name} must be >= 1, got {getattr(self, name)}")
+
+    def agent_counts(self) -> list[int]:
+        return [count for count, worlds in zip(AGENT_COUNTS, self.worlds, strict=True) for _ in range(worlds)]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["worlds"] = dict(zip((str(c) for c in AGENT_COUNTS), self.worlds, strict=True))
+        return data
+
+
+@dataclass
+class SeedResult:
+    seed: int
+    steps: int
+    seconds: float
+    checkpoints: list[str]
+    log: list[dict[str, Any]]
+
+
+def checkpoint_steps(total_steps: int, checkpoints: int) -> list[int]:
+    """Evenly spaced targets 0, total/K, ..., total (K >= 1 checkpoints after step 0)."""
+    if checkpoints < 1:
+        raise ParameterError(f"checkpoints must be >= 1, got {checkpoints}")
+    return sorted({round(total_steps * i / checkpoints) for i in range(checkpoints + 1)})
+
+
+def _gather_bags(rows: np.ndarray, starts: np.ndarray, counts: np.ndarray, chosen: np.ndarray):
+    """The bag rows and offsets of the samples `chosen` from a rollout's concatenated rows."""
+    lengths = counts[chosen]
+    offsets = np.zeros(len(chosen), np.int64)
+    np.cumsum(lengths[:-1], out=offsets[1:])
+    index = np.repeat(starts[chosen] - offsets, lengths) + np.arange(int(lengths.sum()))
+    return rows[index], offsets
+
+
+def train_seed(
+    config: TrainConfig,
+    seed: int,
+    device: str = "cpu",
+    on_checkpoint: Callable[[int, dict[str, Any]], None] | None = None,
+    checkpoints: int = 1,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> SeedResult:
+    """Train one seed; `on_checkpoint(step, state_dict)` is called at each checkpoint step."""
+    import torch
+
+    from cogames_lib.policies.learned_network import LearnedNetwork
+
+    started = time.perf_counter()
+    if device == "cpu":
+        torch.set_num_threads(config.threads)
+    torch.manual_seed(seed)
+    torch_device = torch.device(device)
+    generator = torch.Generator(device=torch_device)
+    generator.manual_seed(seed)
+    network = LearnedNetwork(config.network).to(torch_device)
+    optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
+
+    counts = config.agent_counts()
+    curriculum = Curriculum(config.curriculum, counts, seed)
+    batch = WorldBatch(counts, curriculum.next_episode)
+    batch.reset()
+    slots, steps_per_rollout = batch.num_slots, config.rollout_steps
+    rollout_size = slots * steps_per_rollout
+    updates = -(-config.total_steps // rollout_size)
+    total_steps = updates * rollout_size
+    targets = checkpoint_steps(total_steps, checkpoints)
+    shaper = Shaper(config.shaping, slots, batch.selves[:, :6])
+    stack = FrameStack(slots, config.network.frames)
+    previous_action = np.full(slots, NO_PREVIOUS_ACTION, np.int64)
+    restart = np.ones(slots, bool)
+    team_slots = batch.first_slot
+    world_of_slot = batch.slot_world
+
+    def tensor(array: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(array).to(torch_device)
+
+    saved: list[str] = []
+    log: list[dict[str, Any]] = []
+
+    def checkpoint(step: int) -> None:
+        while targets and targets[0] <= step:
+            targets.pop(0)
+            if on_checkpoint is not None:
+                state = {k: v.detach().cpu().clone() for k, v in network.state_dict().items()}
+                on_checkpoint(step, state)
+                saved.append(str(step))
+
+    checkpoint(0)
+    done_steps = 0
+    finished_log: list[tuple[str, int, bool]] = []
+    for update in range(updates):
+        for group in optimizer.param_groups:
+            group["lr"] = config.learning_rate * (1.0 - update / updates)
+        grid_list, count_list = [], []
+        self_rows = np.zeros((steps_per_rollout, slots, 10), np.int64)
+        actions = np.zeros((steps_per_rollout, slots), np.int64)
+        log_probs = np.zeros((steps_per_rollout, slots), np.float32)
+        values = np.zeros((steps_per_rollout + 1, slots), np.float32)
+        rewards = np.zeros((steps_per_rollout, slots), np.float32)
+        dones = np.zeros((steps_per_rollout, slots), np.float32)
+        for t in range(steps_per_rollout):
+            frames = stack.push(batch.grids, restart)
+            rows, offsets = grid_features(frames)
+            self_rows[t] = self_features(batch.selves, previous_action)
+            with torch.no_grad():
+                logits, value = network(tensor(rows), tensor(offsets), tensor(self_rows[t]))
+                chosen = torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).squeeze(-1)
+                log_prob = torch.log_softmax(logits, -1).gather(1, chosen[:, None]).squeeze(-1)
+            action = chosen.cpu().numpy()
+            grid_list.append(rows)
+            count_list.append(np.diff(np.append(offsets, len(rows))))
+            actions[t], log_probs[t], values[t] = action, log_prob.cpu().numpy(), value.cpu().numpy()
+            finished = batch.step(action)
+            for episode in finished:
+                curriculum.record(episode.key, episode.num_agents, episode.success)
+                finished_log.append((episode.key, episode.num_agents, episode.success))
+            team = np.add.reduceat(batch.rewards, team_slots)[world_of_slot]
+            progress_fraction = (done_steps + t * slots) / total_steps
+            shaped = shaper.rewards(
+                batch.positions, batch.items, batch.done, batch.selves[:, :6], progress_fraction
+            )
+            rewards[t] = team + shaped
+            dones[t] = batch.done
+            restart = batch.done.copy()
+            previous_action = np.where(restart, NO_PREVIOUS_ACTION, action)
+        # Bootstrap value of the observation after the rollout.
+        frames = stack.frames.copy()
+        frames[:, 0] = batch.grids
+        if frames.shape[1] > 1:
+            frames[:, 1:] = stack.frames[:, :-1]
+            frames[restart, 1:] = 0
+        rows, offsets = grid_features(frames)
+        with torch.no_grad():
+            _, last_value = network(
+                tensor(rows), tensor(offsets), tensor(self_features(batch.selves, previous_action))
+            )
+        values[-1] = last_value.cpu().numpy()
+        advantages = np.zeros((steps_per_rollout, slots), np.float32)
+        running = np.zeros(slots, np.float32)
+        for t in reversed(range(steps_per_rollout)):
+            keep = 1.0 - dones[t]
+            delta = rewards[t] + config.gamma * values[t + 1] * keep - values[t]
+            running = delta + config.gamma * config.gae_lambda * keep * running
+            advantages[t] = running
+        returns = advantages + values[:-1]
+
+        all_rows = np.concatenate(grid_list)
+        all_counts = np.concatenate(count_list)
+        starts = np.zeros(rollout_size, np.int64)
+        np.cumsum(all_counts[:-1], out=starts[1:])
+        flat_self = tensor(self_rows.reshape(rollout_size, -1))
+        flat_actions = tensor(actions.reshape(-1))
+        flat_log_probs = tensor(log_probs.reshape(-1))
+        flat_advantages = tensor(advantages.reshape(-1))
+        flat_returns = tensor(returns.reshape(-1))
+        order_rng = np.random.default_rng([seed, update])
+        minibatch = rollout_size // config.minibatches
+        stats = np.zeros(4)
+        for _ in range(config.epochs):
+            order = order_rng.permutation(rollout_size)
+            for start in range(0, rollout_size - minibatch + 1, minibatch):
+                chosen_samples = order[start : start + minibatch]
+                mb_rows, mb_offsets = _gather_bags(all_rows, starts, all_counts, chosen_samples)
+                index = tensor(chosen_samples)
+                logits, value = network(tensor(mb_rows), tensor(mb_offsets), flat_self[index])
+                log_softmax = torch.log_softmax(logits, -1)
+                new_log_prob = log_softmax.gather(1, flat_actions[index][:, None]).squeeze(-1)
+                entropy = -(log_softmax.exp() * log_softmax).sum(-1).mean()
+                ratio = (new_log_prob - flat_log_probs[index]).exp()
+                advantage = flat_advantages[index]
+                advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+                policy_loss = torch.max(
+                    -advantage * ratio, -advantage * ratio.clamp(1 - config.clip, 1 + config.clip)
+                ).mean()
+                value_loss = 0.5 * (value - flat_returns[index]).pow(2).mean()
+                loss = policy_loss + config.value_coef * value_loss - config.entropy * entropy
+                optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
+                optimizer.step()
+                stats += (
+                    float(policy_loss.detach()),
+                    float(value_loss.detach()),
+                    float(entropy.detach()),
+                    1.0,
+                )
+        done_steps += rollout_size
+        checkpoint(done_steps)
+        if progress is not None or update == updates - 1 or update % 10 == 0:
+            entry = _log_entry(update, done_steps, started, stats, finished_log)
+            log.append(entry)
+            finished_log = []
+            if progress is not None:
+                progress(entry)
+    return SeedResult(seed, done_steps, time.perf_counter() - started, saved, log)
+
+
+def _log_entry(
+    update: int, steps: int, started: float, stats: np.ndarray, finished: list[tuple[str, int, bool]]
+) -> dict[str, Any]:
+    rates: dict[str, list[int]] = {}
+    for key, count, success in finished:
+        tally = rates.setdefault(f"{key.removeprefix('diagnostic_')}@{count}", [0, 0])
+        tally[0] += int(success)
+        tally[1] += 1
+    batches = max(stats[3], 1.0)
+    return {
+        "update": update,
+        "steps": steps,
+        "seconds": round(time.perf_counter() - started, 1),
+        "policy_loss": round(stats[0] / batches, 4),
+        "value_loss": round(stats[1] / batches, 4),
+        "entropy": round(stats[2] / batches, 3),
+        "train_success": {key: f"{s}/{n}" for key, (s, n) in sorted(rates.items())},
+    }
+
+
+def run_path(run_dir: str | Path, seed: int, step: int) -> Path:
+    return Path(run_dir) / f"seed_{seed}" / f"checkpoint_{step:010d}.pt"

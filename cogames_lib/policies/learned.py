@@ -1,0 +1,234 @@
+"""A learned policy from a checkpoint file: the observation features, the checkpoint format and `LearnedPolicy`.
+
+Features (the network's input, shared by the trainer in `cogames_lib.learn` and by this policy):
+- the grid is sparse (about 50 non-zero values of 2,057), so the network's first layer sums one weight row
+  per non-zero cell value (`torch.nn.EmbeddingBag`): one row per (channel, cell) for the 13 one-hot
+  channels and `clipped`, per (bucket 1 / 2 / 3+, cell) for `uses_left` and `stock`, and one row per vibe
+  for `agent_vibe` (where the agent stands is in the `agent` channel; 2,433 rows in all). With `frames` > 1 the previous frames (a frame stack: the network's only memory)
+  get their own rows; before an episode's first step they are empty.
+- the self vector and the previous action are 10 more rows: each item bucketed 0 / 1 / 2 / 3+, energy in
+  16 buckets of 16, own vibe, last action succeeded, previous action (or "none" after a reset).
+
+Checkpoint: a `torch.save` dict, loadable with `torch.load(path, weights_only=True)`: `format`
+(`CHECKPOINT_FORMAT`), `network` (the `NetworkConfig` fields), `state_dict`, and the run's `step`, `seed`.
+
+`LearnedPolicy(checkpoint, greedy=False)` plays with a numpy forward pass (no torch per step). By default it
+samples its action from the network's distribution with a generator seeded by `reset`'s seed (deterministic
+per episode seed; a stochastic policy escapes the loops a greedy one falls into under partial observability);
+`greedy=True` (spec `learned:<path>#greedy`) takes the most likely action.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cogames_lib.cvc import rules
+from cogames_lib.cvc.observation import CHANNEL, GRID_CHANNELS, OBJECT_CHANNELS, SELF_INDEX, VIEW_SIZE
+from cogames_lib.errors import DataFileError, PolicyLoadError
+
+CHECKPOINT_FORMAT = "cogames_lib.learned_policy/1"
+NUM_ACTIONS = len(rules.ACTIONS)
+CELLS = VIEW_SIZE * VIEW_SIZE
+BUCKETS = 3  # uses_left and stock: 1, 2, 3 or more
+
+
+_VIBE_CELL_MARK = 1 << 20  # lookup entries below 0 by this much do not add the cell
+
+
+def _grid_lookup() -> tuple[np.ndarray, int]:
+    """`lookup[channel, value]`: the first feature row of that (channel, value) (add the cell), -1 for none."""
+    lookup = np.full((len(GRID_CHANNELS), 256), -1, np.int64)
+    rows = 0
+    for name in (*OBJECT_CHANNELS, "clipped"):
+        lookup[CHANNEL[name], 1:] = rows
+        rows += CELLS
+    # Other agents' vibes: one row per vibe, wherever the agent stands (the `agent` channel says where):
+    # 13 rows instead of 13 x 121 keeps a checkpoint under 2 MB. The cell is subtracted back out below.
+    for vibe in range(len(rules.VIBES)):
+        lookup[CHANNEL["agent_vibe"], vibe + 1] = rows - _VIBE_CELL_MARK
+        rows += 1
+    for name in ("uses_left", "stock"):
+        for bucket in range(BUCKETS):
+            lookup[CHANNEL[name], bucket + 1 : 256 if bucket == BUCKETS - 1 else bucket + 2] = rows
+            rows += CELLS
+    return lookup, rows
+
+
+GRID_LOOKUP, GRID_FEATURES = _grid_lookup()
+_FRAME_SIZE = len(GRID_CHANNELS) * CELLS
+ITEM_BUCKETS = 4
+ENERGY_BUCKETS = 16
+NUM_ITEMS = len(rules.ITEMS)
+_ENERGY_BASE = NUM_ITEMS * ITEM_BUCKETS
+_VIBE_BASE = _ENERGY_BASE + ENERGY_BUCKETS
+_SUCCESS_BASE = _VIBE_BASE + len(rules.VIBES)
+_ACTION_BASE = _SUCCESS_BASE + 2
+NO_PREVIOUS_ACTION = NUM_ACTIONS  # the previous-action feature right after a reset
+SELF_FEATURES = _ACTION_BASE + NUM_ACTIONS + 1
+SELF_ROWS_PER_SAMPLE = NUM_ITEMS + 4
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """The network's shape: `frames` grid frames (1 = no memory), `hidden` units in both hidden layers."""
+
+    frames: int = 1
+    hidden: int = 128
+    grid_features: int = GRID_FEATURES
+    self_features: int = SELF_FEATURES
+    num_actions: int = NUM_ACTIONS
+
+    def to_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+def grid_features(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bag form of `frames` (samples, K, 17, 11, 11) uint8: (feature rows, start of each sample's rows)."""
+    samples = frames.shape[0]
+    flat = frames.reshape(-1)
+    where = np.flatnonzero(flat)
+    values = flat[where]
+    sample, within = np.divmod(where, flat.size // max(samples, 1))
+    frame, within = np.divmod(within, _FRAME_SIZE)
+    channel, cell = np.divmod(within, CELLS)
+    base = GRID_LOOKUP[channel, values]
+    positionless = base < 0
+    rows = np.where(positionless, base + _VIBE_CELL_MARK, base + cell) + frame * GRID_FEATURES
+    counts = np.bincount(sample, minlength=samples)
+    offsets = np.zeros(samples, np.int64)
+    np.cumsum(counts[:-1], out=offsets[1:])
+    return rows, offsets
+
+
+def self_features(selves: np.ndarray, previous_actions: np.ndarray) -> np.ndarray:
+    """(samples, 10) feature rows of the self vectors (samples, 9) and the previous actions (samples,)."""
+    selves = selves.astype(np.int64)
+    items = np.minimum(selves[:, :NUM_ITEMS], ITEM_BUCKETS - 1) + np.arange(NUM_ITEMS) * ITEM_BUCKETS
+    energy = _ENERGY_BASE + np.minimum(selves[:, SELF_INDEX["energy"]] // 16, ENERGY_BUCKETS - 1)
+    vibe = _VIBE_BASE + selves[:, SELF_INDEX["vibe"]]
+    success = _SUCCESS_BASE + np.minimum(selves[:, SELF_INDEX["last_action_succeeded"]], 1)
+    action = _ACTION_BASE + np.asarray(previous_actions, np.int64)
+    return np.concatenate([items, energy[:, None], vibe[:, None], success[:, None], action[:, None]], axis=1)
+
+
+class FrameStack:
+    """The last `depth` grids of each of `slots` agents, newest first; `restart(mask)` empties the history."""
+
+    def __init__(self, slots: int, depth: int) -> None:
+        self.frames = np.zeros((slots, depth, len(GRID_CHANNELS), VIEW_SIZE, VIEW_SIZE), np.uint8)
+
+    def push(self, grids: np.ndarray, restart: np.ndarray | None = None) -> np.ndarray:
+        if self.frames.shape[1] > 1:
+            self.frames[:, 1:] = self.frames[:, :-1]
+            if restart is not None:
+                self.frames[restart, 1:] = 0
+        self.frames[:, 0] = grids
+        return self.frames
+
+
+# -- checkpoints -------------------------------------------------------------------------------------------
+def checkpoint_payload(network_config: NetworkConfig, state_dict: dict[str, Any], **metadata: Any) -> dict:
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "network": network_config.to_dict(),
+        "state_dict": state_dict,
+        **metadata,
+    }
+
+
+def read_learned_checkpoint(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The payload of a learned-policy checkpoint (safe loader); one-line errors for a missing or foreign file."""
+    import torch
+
+    path = Path(path)
+    if not path.is_file():
+        raise PolicyLoadError(f"learned policy: checkpoint {str(path)!r} not found")
+    try:
+        payload = torch.load(path, weights_only=True, map_location="cpu")
+    except Exception as error:  # a foreign file fails in many ways (pickle, zip, key errors): all one message
+        first = (str(error).splitlines() or [type(error).__name__])[0].split(". ")[0][:100]
+        raise DataFileError(f"{path}: not a readable learned-policy checkpoint ({first})") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise DataFileError(f"{path}: not a learned-policy checkpoint (format is not {CHECKPOINT_FORMAT!r})")
+    try:
+        NetworkConfig(**payload["network"])
+    except (KeyError, TypeError) as error:
+        raise DataFileError(f"{path}: learned-policy checkpoint with a bad network entry ({error})") from None
+    return payload
+
+
+class NumpyNetwork:
+    """The network's forward pass in numpy (float32), for playing one agent at a time without torch."""
+
+    def __init__(self, config: NetworkConfig, state_dict: dict[str, Any]) -> None:
+        def array(name: str) -> np.ndarray:
+            return state_dict[name].detach().cpu().numpy().astype(np.float32)
+
+        self.config = config
+        self.grid_rows = array("grid_bag.weight")
+        self.self_rows = array("self_bag.weight")
+        self.bias = array("input_bias")
+        self.body_weight, self.body_bias = array("body.weight").T.copy(), array("body.bias")
+        self.policy_weight, self.policy_bias = array("policy.weight").T.copy(), array("policy.bias")
+
+    def logits(self, grid_rows: np.ndarray, self_rows: np.ndarray) -> np.ndarray:
+        hidden = self.grid_rows[grid_rows].sum(axis=0) + self.self_rows[self_rows].sum(axis=0) + self.bias
+        hidden = np.maximum(hidden, 0.0)
+        hidden = np.maximum(hidden @ self.body_weight + self.body_bias, 0.0)
+        return hidden @ self.policy_weight + self.policy_bias
+
+
+_NETWORKS: dict[tuple[str, float], NumpyNetwork] = {}
+
+
+def load_numpy_network(path: str | os.PathLike[str]) -> NumpyNetwork:
+    """The checkpoint's network, cached per process by (path, modification time)."""
+    resolved = Path(path).resolve()
+    try:
+        key = (str(resolved), resolved.stat().st_mtime)
+    except OSError:
+        raise PolicyLoadError(f"learned policy: checkpoint {str(path)!r} not found") from None
+    network = _NETWORKS.get(key)
+    if network is None:
+        payload = read_learned_checkpoint(resolved)
+        try:
+            network = NumpyNetwork(NetworkConfig(**payload["network"]), payload["state_dict"])
+        except (KeyError, AttributeError) as error:
+            raise DataFileError(f"{path}: learned-policy checkpoint without weight {error}") from None
+        _NETWORKS[key] = network
+    return network
+
+
+class LearnedPolicy:
+    """One agent playing a trained network (see the module docstring for the action choice)."""
+
+    def __init__(self, checkpoint: str, greedy: bool = False) -> None:
+        self.network = load_numpy_network(checkpoint)
+        self.greedy = greedy
+        self.stack = FrameStack(1, self.network.config.frames)
+        self.previous_action = NO_PREVIOUS_ACTION
+        self._rng = np.random.default_rng(0)
+
+    def reset(self, agent_id: int, num_agents: int, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)
+        self.stack.frames[:] = 0
+        self.previous_action = NO_PREVIOUS_ACTION
+
+    def act(self, observation: dict[str, Any]) -> int:
+        frames = self.stack.push(observation["grid"][None])
+        grid_rows, _ = grid_features(frames)
+        self_rows = self_features(observation["self"][None], np.array([self.previous_action]))[0]
+        logits = self.network.logits(grid_rows, self_rows).astype(np.float64)
+        if self.greedy:
+            action = int(np.argmax(logits))
+        else:
+            probabilities = np.exp(logits - logits.max())
+            probabilities /= probabilities.sum()
+            action = int(self._rng.choice(NUM_ACTIONS, p=probabilities))
+        self.previous_action = action
+        return action

@@ -1,0 +1,169 @@
+"""The learned baseline: training (tiny), checkpoints as `learned:` policies, determinism, error paths."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from cogames_lib.diagnostics import DIAGNOSTICS, make_env
+from cogames_lib.errors import DataFileError, PolicyLoadError, UnknownNameError
+from cogames_lib.learn.curriculum import NO_SHAPING, TRAINING_SEED_BASE, Curriculum, Shaper, ShapingConfig
+from cogames_lib.learn.ppo import TrainConfig, checkpoint_steps, train_seed
+from cogames_lib.learn.runs import RUN_FILE, run_checkpoints, train_run
+from cogames_lib.policies import resolve_policy
+from cogames_lib.policies.learned import (
+    NO_PREVIOUS_ACTION,
+    FrameStack,
+    NetworkConfig,
+    NumpyNetwork,
+    grid_features,
+    self_features,
+)
+from cogames_lib.policies.learned_network import LearnedNetwork
+from cogames_lib.seeding import SEED_BITS
+from cogames_lib.sweep.episode import run_episode
+from cogames_lib.sweep.seeds import episode_seed
+
+TINY = TrainConfig(total_steps=20_000, worlds=(8, 2, 1), rollout_steps=32, epochs=2, minibatches=2)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run_dir = tmp_path_factory.mktemp("run")
+    train_run(TINY, [0, 1], run_dir, checkpoints=2, command="test")
+    return run_dir
+
+
+def test_a_20k_step_run_writes_run_json_and_checkpoints(tiny_run: Path) -> None:
+    record = json.loads((tiny_run / RUN_FILE).read_text())
+    assert record["seeds"] == [0, 1] and record["command"] == "test"
+    assert record["config"]["shaping"] == ShapingConfig().to_dict()
+    assert {"torch", "numpy", "python"} <= set(record["libraries"])
+    assert record["total_steps"] == sum(run["steps"] for run in record["runs"]) >= 40_000
+    listed = run_checkpoints(tiny_run)
+    assert [(seed, step) for seed, step, _ in listed][:3] == [
+        (
+            0,
+            0,
+        ),
+        (0, 10240),
+        (0, 20480),
+    ][:3]
+    assert {seed for seed, _, _ in listed} == {0, 1}
+    for seed, step, path in listed:
+        assert path == tiny_run / f"seed_{seed}" / f"checkpoint_{step:010d}.pt"
+        assert path.stat().st_size < 2_000_000
+        payload = torch.load(path, weights_only=True)
+        assert payload["step"] == step and payload["seed"] == seed
+    for run in record["runs"]:
+        assert (tiny_run / run["final_checkpoint"]).is_file()
+
+
+def test_checkpoint_steps_are_evenly_spaced() -> None:
+    assert checkpoint_steps(100, 4) == [0, 25, 50, 75, 100]
+
+
+def test_learned_policy_round_trip_through_the_episode_runner(tiny_run: Path) -> None:
+    _, _, final = run_checkpoints(tiny_run)[-1]
+    spec = resolve_policy(f"learned:{final}")
+    assert spec.name == f"learned:{final}"
+    first = run_episode(spec.name, "chest_deposit_near", 1, seed=5)
+    again = run_episode(spec, "chest_deposit_near", 1, seed=5)
+    assert first["status"] in ("SUCCESS", "TIMED_OUT") and first["error"] == ""
+    assert first["steps"] == again["steps"] and first["success"] == again["success"]
+    greedy = run_episode(f"learned:{final}#greedy", "chorus_pair", 2, seed=5)
+    assert greedy["policy"] == f"learned:{final}#greedy" and greedy["error"] == ""
+
+
+def test_numpy_forward_equals_the_torch_network() -> None:
+    torch.manual_seed(0)
+    config = NetworkConfig(frames=2, hidden=16)
+    network = LearnedNetwork(config)
+    env = make_env("radial", 4, seed=3)
+    observations, _ = env.reset(seed=3)
+    grids = np.stack([o["grid"] for o in observations.values()])
+    selves = np.stack([o["self"] for o in observations.values()])
+    stack = FrameStack(4, 2)
+    stack.push(grids)
+    frames = stack.push(grids[::-1])
+    rows, offsets = grid_features(frames)
+    self_rows = self_features(selves, np.array([NO_PREVIOUS_ACTION, 0, 3, 17]))
+    with torch.no_grad():
+        logits, _ = network(torch.from_numpy(rows), torch.from_numpy(offsets), torch.from_numpy(self_rows))
+    numpy_network = NumpyNetwork(config, network.state_dict())
+    for i in range(4):
+        end = offsets[i + 1] if i < 3 else len(rows)
+        expected = logits[i].numpy()
+        np.testing.assert_allclose(
+            numpy_network.logits(rows[offsets[i] : end], self_rows[i]), expected, atol=1e-5
+        )
+
+
+def test_grid_features_name_each_non_zero_value_once() -> None:
+    env = make_env("chest_deposit_near", 1, seed=0)
+    observations, _ = env.reset(seed=0)
+    grid = observations["agent_0"]["grid"]
+    rows, offsets = grid_features(FrameStack(1, 1).push(grid[None]))
+    assert offsets.tolist() == [0] and len(rows) == np.count_nonzero(grid)
+    assert rows.min() >= 0 and rows.max() < NetworkConfig().grid_features
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers() -> None:
+    config = replace(TINY, total_steps=1_000)
+    states = []
+    for seed in (4, 4, 5):
+        saved: dict[int, dict] = {}
+        train_seed(config, seed, on_checkpoint=lambda step, state, saved=saved: saved.update({step: state}))
+        states.append(saved[max(saved)])
+    for name in states[0]:
+        assert torch.equal(states[0][name], states[1][name]), name
+    assert not all(torch.equal(states[0][name], states[2][name]) for name in states[0])
+
+
+def test_training_seeds_never_overlap_evaluation_seeds() -> None:
+    curriculum = Curriculum(["chest_deposit_near", "chorus_pair"], [1, 2], run_seed=0)
+    training = {curriculum.next_episode(world)[1] for world in (0, 1) for _ in range(50)}
+    assert len(training) == 100 and min(training) >= TRAINING_SEED_BASE
+    evaluation = episode_seed(0, "random", "diagnostic_chest_deposit_near", 1, 0)
+    assert evaluation < 2**SEED_BITS <= TRAINING_SEED_BASE
+    spec, _ = curriculum.next_episode(1)
+    assert spec.key == "diagnostic_chorus_pair"  # the only one of the two that allows 2 agents
+
+
+def test_shaping_is_switchable_and_counts_new_cells_and_items() -> None:
+    items = np.zeros((2, 6), np.int64)
+    off = Shaper(NO_SHAPING, 2, items)
+    assert off.rewards(np.array([5, 6]), items + 1, np.zeros(2, bool), items, 0.0).tolist() == [0.0, 0.0]
+    shaper = Shaper(ShapingConfig(novelty=0.5, novelty_until=1.0, pickup=0.25), 2, items)
+    gained = items.copy()
+    gained[0, 1] = 3
+    first = shaper.rewards(np.array([5, 6]), gained, np.zeros(2, bool), items, 0.0)
+    assert first.tolist() == [0.75, 0.5]
+    again = shaper.rewards(np.array([5, 7]), gained, np.array([False, True]), items, 0.5)
+    assert again.tolist() == [0.0, 0.25]  # cell 5 already seen, items not higher; novelty halved at 0.5
+    assert shaper.rewards(np.array([5, 7]), gained, np.zeros(2, bool), items, 0.5).tolist() == [0.0, 0.25]
+
+
+def test_missing_and_foreign_checkpoints_give_one_line_errors(tmp_path: Path) -> None:
+    with pytest.raises(PolicyLoadError, match="not found"):
+        resolve_policy(f"learned:{tmp_path / 'missing.pt'}")
+    text = tmp_path / "notes.pt"
+    text.write_text("hello")
+    with pytest.raises(DataFileError, match="not a readable learned-policy checkpoint") as caught:
+        resolve_policy(f"learned:{text}")
+    assert "\n" not in str(caught.value)
+    other = tmp_path / "other.pt"
+    torch.save({"population": []}, other)
+    with pytest.raises(DataFileError, match="not a learned-policy checkpoint"):
+        resolve_policy(f"learned:{other}")
+    with pytest.raises(UnknownNameError, match="checkpoint path"):
+        resolve_policy("learned:")
+
+
+def test_every_curriculum_diagnostic_is_normal_tier() -> None:
+    assert TrainConfig().curriculum == tuple(DIAGNOSTICS)
