@@ -111,7 +111,7 @@ def test_find_and_select_checkpoints(tmp_path):
         select_checkpoints(found, seeds=[7])
     with pytest.raises(ParameterError, match="per_seed"):
         select_checkpoints(found, per_seed=0)
-    with pytest.raises(CogamesLibError, match="no seed_<seed>/checkpoint_<step>.pt files"):
+    with pytest.raises(CogamesLibError, match=r"no seed_<seed>/checkpoint_<step>\.pt files"):
         find_checkpoints(tmp_path / "seed_0")
     with pytest.raises(CogamesLibError, match="not found"):
         find_checkpoints(tmp_path / "missing")
@@ -215,3 +215,41 @@ def test_a_malformed_table_file_names_the_column(tmp_path):
         load_emergence(path)
     with pytest.raises(ParameterError, match="does not exist"):
         load_emergence(tmp_path / "none")
+
+
+def write_learned_run(run_dir, seed: int, steps: tuple[int, ...]) -> None:
+    """Untrained `learned:` checkpoints in the run layout (the weights differ per step)."""
+    import torch
+
+    from cogames_lib import io
+    from cogames_lib.learn.ppo import run_path
+    from cogames_lib.policies.learned import NetworkConfig, checkpoint_payload
+    from cogames_lib.policies.learned_network import LearnedNetwork
+
+    for step in steps:
+        torch.manual_seed(step)
+        network = LearnedNetwork(NetworkConfig())
+        payload = checkpoint_payload(NetworkConfig(), network.state_dict(), step=step, seed=seed)
+        io.write_torch(run_path(run_dir, seed, step), payload)
+
+
+def test_learn_emergence_command_on_learned_checkpoints(tmp_path, capsys):
+    from cogames_lib.cli import main
+
+    run_dir = tmp_path / "run"
+    write_learned_run(run_dir, 0, (0, 100, 200))
+    out = tmp_path / "out"
+    arguments = ["learn", "emergence", str(run_dir), "--out", str(out), "--diagnostics", "chest_deposit_near"]
+    arguments += ["--agents", "1", "--episodes", "2", "--checkpoints-per-seed", "2", "--workers", "1"]
+    assert main([*arguments, "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "emergence of 2 checkpoints (1 training seeds: [0]): 4 episodes played now, 0 resumed" in printed
+    assert "chest_deposit_near x1" in printed
+    table = load_emergence(out)
+    assert table[["seed", "step", "n"]].values.tolist() == [[0, 0, 2], [0, 200, 2]]
+    assert (out / "emergence_heatmap.png").stat().st_size > 1000 and (out / "family_curves.png").is_file()
+    # the same folder again needs --resume, which plays nothing
+    assert main([*arguments, "--no-progress", "--no-figures"]) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert main([*arguments, "--no-progress", "--no-figures", "--resume"]) == 0
+    assert "0 episodes played now, 4 resumed" in capsys.readouterr().out

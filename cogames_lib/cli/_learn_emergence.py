@@ -88,7 +88,7 @@ def run_emergence_command(args: Any) -> int:
         f"{table.attrs['ran']} episodes played now, {table.attrs['resumed']} resumed; results in {args.out}"
     )
     final = final_rates(table).merge(
-        first_reliable_summary(table), on=["diagnostic", "tier", "num_agents"], how="left"
+        first_reliable_summary(table), on=["diagnostic", "tier", "num_agents", "seeds"], how="left"
     )
     final["cell"] = [
         f"{str(d).removeprefix('diagnostic_')} x{a}"
