@@ -253,3 +253,18 @@ def test_learn_emergence_command_on_learned_checkpoints(tmp_path, capsys):
     assert "--resume" in capsys.readouterr().err
     assert main([*arguments, "--no-progress", "--no-figures", "--resume"]) == 0
     assert "0 episodes played now, 4 resumed" in capsys.readouterr().out
+
+
+def test_final_checkpoints_play_more_episodes_and_the_extra_tier(tmp_path):
+    checkpoints = [Checkpoint(0, 0, "noop"), Checkpoint(0, 10, "scripted")]
+    table = run_emergence(
+        checkpoints, tmp_path / "out", final_episodes=3, final_diagnostics=["chest_deposit_near_hard"], **TINY
+    )
+    rows = table[["step", "diagnostic", "tier", "n"]].values.tolist()
+    assert rows == [[0, NEAR, "normal", 2], [10, NEAR, "normal", 3], [10, f"{NEAR}_hard", "hard", 3]]
+    assert table.attrs["ran"] == 2 + 3 + 3
+    # the final checkpoint's first 2 episodes are the ones every checkpoint plays: asking again replays none
+    again = run_emergence(checkpoints, tmp_path / "out", **TINY)
+    assert again.attrs["ran"] == 0 and again["n"].tolist() == [2, 2]
+    # the curves over training leave out what only the final checkpoint played
+    assert set(emergence_grid(table)["diagnostic"]) == {NEAR}

@@ -40,6 +40,20 @@ def add_emergence_parser(subparsers: Any) -> None:
     parser.add_argument("--agents", nargs="+", type=int, default=[1, 2, 4], metavar="N", help="agent counts")
     parser.add_argument("--episodes", type=int, default=10, metavar="K", help="evaluation episodes per cell")
     parser.add_argument(
+        "--final-episodes",
+        type=int,
+        default=None,
+        metavar="K",
+        help="episodes per cell of each seed's last checkpoint",
+    )
+    parser.add_argument(
+        "--final-diagnostics",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="more diagnostics (or a tier, e.g. hard) only each seed's last checkpoint plays",
+    )
+    parser.add_argument(
         "--checkpoints-per-seed",
         type=int,
         default=None,
@@ -81,6 +95,8 @@ def run_emergence_command(args: Any) -> int:
         overwrite=args.overwrite,
         progress=not args.no_progress,
         run=run_identity(args.run_dir),
+        final_episodes=args.final_episodes,
+        final_diagnostics=args.final_diagnostics,
     )
     seeds = sorted({c.seed for c in checkpoints})
     print(
@@ -107,6 +123,7 @@ def run_emergence_command(args: Any) -> int:
     ]
     columns = ["cell", "final rate [95% CI] n", "reliable seeds", "first reliable step (median)"]
     print("\n" + final[columns].to_string(index=False))
+    _print_questions(table)
     if not args.no_figures and len(table):
         from cogames_lib import io
         from cogames_lib.learn.emergence_summary import emergence_grid, family_curves
@@ -127,3 +144,28 @@ def run_emergence_command(args: Any) -> int:
         print("every episode crashed (RUN_ERROR)", file=sys.stderr)
         return EXIT_FAILED_WORK
     return EXIT_OK
+
+
+def _print_questions(table: Any) -> None:
+    """The seed's redundancy questions from these checkpoints, next to the committed ablation answer."""
+    from cogames_lib.learn.emergence_reference import load_ablation_pairs
+    from cogames_lib.learn.redundancy import learned_redundancy, seed_question_answers
+
+    answers = seed_question_answers(learned_redundancy(table), load_ablation_pairs())
+    answers = answers[answers["n_shared"].fillna(0) > 0]
+    if answers.empty:
+        return
+    answers["pair"] = [
+        f"{str(a).removeprefix('diagnostic_')} / {str(b).removeprefix('diagnostic_')}"
+        for a, b in zip(answers["diagnostic_a"], answers["diagnostic_b"], strict=True)
+    ]
+    answers["agreement [95% CI] n"] = [
+        f"{g:.2f} [{lo:.2f},{hi:.2f}] {int(n)}"
+        for g, lo, hi, n in zip(
+            answers["agreement"], answers["ci_low"], answers["ci_high"], answers["n_shared"], strict=True
+        )
+    ]
+    print(
+        "\nredundancy questions (learned: checkpoint verdicts; ablations: the committed scripted ablations):"
+    )
+    print(answers[["question", "pair", "source", "agreement [95% CI] n", "reading"]].to_string(index=False))

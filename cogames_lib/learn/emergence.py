@@ -127,6 +127,21 @@ def _named_spec(checkpoint: Checkpoint) -> Any:
     return replace(spec, name=checkpoint.label)
 
 
+def _check_count(name: str, value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ParameterError(f"{name}: must be an integer >= 1, got {value!r}")
+    return value
+
+
+def final_of_each_seed(checkpoints: Sequence[Checkpoint]) -> list[Checkpoint]:
+    """The last checkpoint (largest step) of every training seed."""
+    last: dict[int, Checkpoint] = {}
+    for checkpoint in checkpoints:
+        if checkpoint.seed not in last or checkpoint.step > last[checkpoint.seed].step:
+            last[checkpoint.seed] = checkpoint
+    return [last[seed] for seed in sorted(last)]
+
+
 def run_emergence(
     checkpoints: Sequence[Checkpoint],
     out_dir: str | Path,
@@ -142,21 +157,36 @@ def run_emergence(
     sweep_seed: int = EVALUATION_SWEEP_SEED,
     run: Mapping[str, Any] | None = None,
     chunk_size: int | None = None,
+    final_episodes: int | None = None,
+    final_diagnostics: Any = None,
 ) -> pd.DataFrame:
     """Play every checkpoint on every diagnostic x agent count (`episodes` evaluation episodes per cell)
     and return the `emergence` table (also written to `out_dir/emergence.parquet` and `.csv`).
 
+    The last checkpoint of each training seed may play more: `final_episodes` per cell (its first `episodes`
+    are the ones every checkpoint plays, so nothing is played twice) and the extra `final_diagnostics` (e.g.
+    "hard": how far the final agent falls on the hard tier).
     `out_dir` holds the evaluation sweep in `sweep/` (resumable: a re-run plays only the episodes not on
     disk, so checkpoints written since the last call are added and nothing is played twice). `run`
     identifies the training run (e.g. its run.json's command and seeds): a folder that holds another run's
     evaluation is refused unless `overwrite`. `df.attrs` carries `run_errors`, `ran` and `resumed`.
     """
     from cogames_lib.sweep import run_sweep
+    from cogames_lib.sweep.validate import normalise_diagnostics
 
     by_label = _checked(checkpoints)
-    if not isinstance(episodes, int) or isinstance(episodes, bool) or episodes < 1:
-        raise ParameterError(f"episodes: must be an integer >= 1, got {episodes!r}")
-    specs = [_named_spec(checkpoint) for checkpoint in by_label.values()]
+    _check_count("episodes", episodes)
+    if final_episodes is not None:
+        _check_count("final_episodes", final_episodes)
+    finals = final_of_each_seed(list(by_label.values()))
+    names, _ = normalise_diagnostics(diagnostics)
+    final_names = names
+    if final_diagnostics is not None:
+        extra, _ = normalise_diagnostics(final_diagnostics)
+        final_names = tuple(dict.fromkeys([*names, *extra]))
+    final_count = max(episodes, final_episodes or episodes)
+    more_for_finals = final_count > episodes or final_names != names
+    specs = {label: _named_spec(checkpoint) for label, checkpoint in by_label.items()}
     folder = outdir.prepare_out_dir(
         out_dir,
         job="emergence",
@@ -165,12 +195,7 @@ def run_emergence(
         overwrite=overwrite,
         name="out_dir",
     )
-    episodes_table = run_sweep(
-        specs,
-        diagnostics,
-        agent_counts,
-        episodes,
-        folder / SWEEP_FOLDER,
+    common = dict(
         workers=workers,
         backend=backend,
         scheduler=scheduler,
@@ -179,19 +204,26 @@ def run_emergence(
         sweep_seed=sweep_seed,
         chunk_size=chunk_size,
     )
+    final_labels = {checkpoint.label for checkpoint in finals} if more_for_finals else set()
+    parts, ran, resumed = [], 0, 0
+    sweeps = [([s for label, s in specs.items() if label not in final_labels], names, episodes)]
+    if final_labels:
+        sweeps.append(([specs[label] for label in final_labels], final_names, final_count))
+    for chosen, diagnostic_names, count in sweeps:
+        if not chosen:
+            continue
+        played = run_sweep(
+            chosen, list(diagnostic_names), agent_counts, count, folder / SWEEP_FOLDER, **common
+        )
+        parts.append(played.assign(policy=played["policy"].astype(str)))
+        ran, resumed = ran + int(played.attrs.get("ran", 0)), resumed + int(played.attrs.get("resumed", 0))
+    episodes_table = pd.concat(parts, ignore_index=True)
     table = emergence_table(episodes_table, list(by_label.values()))
     io.write_parquet(folder / f"{TABLE_STEM}.parquet", table)
     io.write_csv(folder / f"{TABLE_STEM}.csv", table)
-    outdir.record_results(
-        folder,
-        unit="episodes",
-        computed=int(episodes_table.attrs.get("ran", 0)),
-        reused=int(episodes_table.attrs.get("resumed", 0)),
-    )
+    outdir.record_results(folder, unit="episodes", computed=ran, reused=resumed)
     table.attrs.update(
-        run_errors=int((episodes_table["status"].astype(str) == "RUN_ERROR").sum()),
-        ran=episodes_table.attrs.get("ran", 0),
-        resumed=episodes_table.attrs.get("resumed", 0),
+        run_errors=int((episodes_table["status"].astype(str) == "RUN_ERROR").sum()), ran=ran, resumed=resumed
     )
     return table
 

@@ -59,9 +59,18 @@ def pooled_rates(table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     return grouped[[*by, *RATE_COLUMNS]]
 
 
+def over_training(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of diagnostics every checkpoint of their seed played (not those only the final checkpoints
+    played, such as the hard tier): what the curves over training show."""
+    steps = table.groupby("seed")["step"].nunique()
+    played = table.groupby(["seed", "diagnostic", "num_agents"])["step"].transform("nunique")
+    return table[played.to_numpy() == table["seed"].map(steps).to_numpy()]
+
+
 def emergence_grid(table: pd.DataFrame) -> pd.DataFrame:
     """Per (diagnostic, num_agents, step), pooled over training seeds: n_seeds and the `RATE_COLUMNS`.
-    Diagnostics in catalogue order (the heatmap's rows)."""
+    Diagnostics in catalogue order (the heatmap's rows); only those every checkpoint played."""
+    table = over_training(table)
     rates = pooled_rates(table, ["diagnostic", "num_agents", "step"])
     seeds = table.groupby(["diagnostic", "num_agents", "step"], sort=False)["seed"].nunique()
     rates.insert(3, "n_seeds", seeds.to_numpy())
@@ -74,7 +83,9 @@ def emergence_grid(table: pd.DataFrame) -> pd.DataFrame:
 def family_curves(table: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     """Per (family, num_agents, step): the pass rate of each training seed (episodes pooled over the
     family's diagnostics), then their mean across seeds with a bootstrap 95% interval over seeds
-    (`FAMILY_CURVE_COLUMNS`; no interval below two seeds). `n` counts the episodes behind the mean."""
+    (`FAMILY_CURVE_COLUMNS`; no interval below two seeds). `n` counts the episodes behind the mean.
+    Only the diagnostics every checkpoint played (`over_training`)."""
+    table = over_training(table)
     families = table.assign(family=table["diagnostic"].map(capability_family))
     per_seed = pooled_rates(families, ["family", "num_agents", "step", "seed"])
     rows = []
