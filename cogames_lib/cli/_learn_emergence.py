@@ -153,8 +153,16 @@ def _print_questions(table: Any) -> None:
 
     answers = seed_question_answers(learned_redundancy(table), load_ablation_pairs())
     answers = answers[answers["n_shared"].fillna(0) > 0]
-    if answers.empty:
+    learned = answers[answers["source"] == "learned"]
+    if learned.empty:
         return
+    evaluated = set(zip(learned["diagnostic_a"], learned["diagnostic_b"], strict=True))
+    answers = answers[
+        [pair in evaluated for pair in zip(answers["diagnostic_a"], answers["diagnostic_b"], strict=True)]
+    ]
+    answers = answers.sort_values(
+        ["question", "diagnostic_a", "diagnostic_b", "source"], ascending=[True, True, True, False]
+    )
     answers["pair"] = [
         f"{str(a).removeprefix('diagnostic_')} / {str(b).removeprefix('diagnostic_')}"
         for a, b in zip(answers["diagnostic_a"], answers["diagnostic_b"], strict=True)
