@@ -138,15 +138,15 @@ def test_training_seeds_never_overlap_evaluation_seeds() -> None:
 def test_shaping_is_switchable_and_counts_new_cells_and_items() -> None:
     items = np.zeros((2, 6), np.int64)
     off = Shaper(NO_SHAPING, 2, items)
-    assert off.rewards(np.array([5, 6]), items + 1, np.zeros(2, bool), items, 0.0).tolist() == [0.0, 0.0]
-    shaper = Shaper(ShapingConfig(novelty=0.5, novelty_until=1.0, pickup=0.25), 2, items)
+    assert off.rewards(np.array([5, 6]), items + 1, np.zeros(2, bool), items, 0).tolist() == [0.0, 0.0]
+    shaper = Shaper(ShapingConfig(novelty=0.5, novelty_until=100, pickup=0.25), 2, items)
     gained = items.copy()
     gained[0, 1] = 3
-    first = shaper.rewards(np.array([5, 6]), gained, np.zeros(2, bool), items, 0.0)
+    first = shaper.rewards(np.array([5, 6]), gained, np.zeros(2, bool), items, 0)
     assert first.tolist() == [0.75, 0.5]
-    again = shaper.rewards(np.array([5, 7]), gained, np.array([False, True]), items, 0.5)
+    again = shaper.rewards(np.array([5, 7]), gained, np.array([False, True]), items, 50)
     assert again.tolist() == [0.0, 0.25]  # cell 5 already seen, items not higher; novelty halved at 0.5
-    assert shaper.rewards(np.array([5, 7]), gained, np.zeros(2, bool), items, 0.5).tolist() == [0.0, 0.25]
+    assert shaper.rewards(np.array([5, 7]), gained, np.zeros(2, bool), items, 50).tolist() == [0.0, 0.25]
 
 
 def test_missing_and_foreign_checkpoints_give_one_line_errors(tmp_path: Path) -> None:
@@ -167,3 +167,25 @@ def test_missing_and_foreign_checkpoints_give_one_line_errors(tmp_path: Path) ->
 
 def test_every_curriculum_diagnostic_is_normal_tier() -> None:
     assert TrainConfig().curriculum == tuple(DIAGNOSTICS)
+
+
+def test_the_policy_stacks_frames_like_the_trainer(tmp_path: Path) -> None:
+    """Over an episode the policy's rows equal the trainer's `grid_features` of its `FrameStack`."""
+    from cogames_lib.policies.learned import LearnedPolicy, checkpoint_payload
+
+    config = NetworkConfig(frames=3, hidden=8)
+    path = tmp_path / "three.pt"
+    torch.save(checkpoint_payload(config, LearnedNetwork(config).state_dict(), step=0, seed=0), path)
+    policy = LearnedPolicy(str(path))
+    policy.reset(0, 1, 0)
+    env = make_env("chest_deposit_search", 1, seed=1)
+    observations, _ = env.reset(seed=1)
+    stack = FrameStack(1, 3)
+    seen = []
+    original = policy.network.logits
+    policy.network.logits = lambda rows, self_rows: (seen.append(np.sort(rows)), original(rows, self_rows))[1]  # type: ignore[method-assign]
+    for _ in range(5):
+        action = policy.act(observations["agent_0"])
+        expected, _ = grid_features(stack.push(observations["agent_0"]["grid"][None]))
+        np.testing.assert_array_equal(seen[-1], np.sort(expected))
+        observations, *_ = env.step({"agent_0": action})

@@ -38,6 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--no-shaping", action="store_true", help="train on the success reward alone")
     train.add_argument("--novelty", type=float, default=None, help="bonus per newly visited cell")
     train.add_argument("--pickup", type=float, default=None, help="bonus per new item high in an episode")
+    train.add_argument("--time-limit", type=float, default=None, metavar="MINUTES",
+                       help="stop every seed at the same step before this much wall time (recorded in run.json)")  # fmt: skip
     train.add_argument("--quiet", action="store_true", help="no progress lines")
     train.set_defaults(handler=handle_train)
     add_emergence_parser(actions)
@@ -46,6 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def handle_train(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
+    if len(set(args.seeds)) != len(args.seeds):
+        raise ParameterError(f"--seeds: each seed once, got {args.seeds}")
     if args.steps < 1 or args.checkpoints < 1:
         raise ParameterError("--steps and --checkpoints must be >= 1")
     from cogames_lib.learn.curriculum import NO_SHAPING, ShapingConfig
@@ -72,7 +76,10 @@ def handle_train(args: argparse.Namespace) -> int:
         shaping = replace(shaping, pickup=args.pickup)
     config = replace(config, network=network, shaping=shaping)
     command = "cogames-lib " + " ".join(shlex.quote(a) for a in args.argv)
-    record = train_run(config, args.seeds, args.out, args.checkpoints, args.device, command, not args.quiet)
+    limit = None if args.time_limit is None else args.time_limit * 60.0
+    record = train_run(
+        config, args.seeds, args.out, args.checkpoints, args.device, command, not args.quiet, limit
+    )
     for run in record["runs"]:
         print(f"seed {run['seed']}: {run['steps']} agent-steps in {run['seconds']} s "
               f"({run['agent_steps_per_second']}/s); final {args.out}/{run['final_checkpoint']}")  # fmt: skip

@@ -13,7 +13,7 @@ it off):
 - team success: the engine rewards the agent that deposits the heart; training gives that reward to every
   agent of the world (a chorus partner's part in the success is rewarded too);
 - novelty: `novelty` per cell an agent enters for the first time in its episode, annealed linearly to 0 at
-  `novelty_until` of the run. A quick trial's 0.02 per cell outbid the deposit in `chest_deposit_near`
+  `novelty_until` agent-steps of training (by steps, not by the run's length: a shorter run is a prefix). A quick trial's 0.02 per cell outbid the deposit in `chest_deposit_near`
   (about 100 new cells = 2.0 > 1.0); 0.005 caps a typical episode's novelty well below the success reward;
 - pickup: `pickup` each time an agent holds more of an item than ever before in its episode (an
   extraction, a withdrawal, an assembled heart or decoder); seeded items count as already held.
@@ -50,16 +50,17 @@ def default_curriculum() -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ShapingConfig:
     novelty: float = 0.005
-    novelty_until: float = 0.75
+    novelty_until: int = 1_500_000
     pickup: float = 0.05
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)
 
-    def novelty_at(self, progress: float) -> float:
+    def novelty_at(self, steps_done: int) -> float:
+        """The novelty bonus after `steps_done` agent-steps of training (linear to 0 at `novelty_until`)."""
         if self.novelty_until <= 0:
             return 0.0
-        return self.novelty * max(0.0, 1.0 - progress / self.novelty_until)
+        return self.novelty * max(0.0, 1.0 - steps_done / self.novelty_until)
 
 
 NO_SHAPING = ShapingConfig(novelty=0.0, pickup=0.0)
@@ -119,11 +120,11 @@ class Shaper:
         items: np.ndarray,
         done: np.ndarray,
         next_items: np.ndarray,
-        progress: float,
+        steps_done: int,
     ) -> np.ndarray:
         """Shaping for the step just taken; then the slots whose episode ended start afresh."""
         bonus = np.zeros(len(positions), np.float32)
-        novelty = self.config.novelty_at(progress)
+        novelty = self.config.novelty_at(steps_done)
         if novelty > 0:
             for slot, position in enumerate(positions.tolist()):
                 seen = self.visited[slot]

@@ -25,6 +25,7 @@ from cogames_lib.errors import ParameterError
 from cogames_lib.learn.curriculum import AGENT_COUNTS, Curriculum, Shaper, ShapingConfig, default_curriculum
 from cogames_lib.policies.learned import (
     NO_PREVIOUS_ACTION,
+    SELF_ROWS_PER_SAMPLE,
     FrameStack,
     NetworkConfig,
     grid_features,
@@ -38,7 +39,7 @@ class TrainConfig:
     worlds: how many worlds of each agent count in `AGENT_COUNTS` (1, 2, 4) run side by side.
     curriculum: the diagnostics trained on (normal tier; each world draws among those allowing its count).
     rollout_steps: steps per slot between updates; epochs, minibatches: PPO passes over each rollout.
-    learning_rate (Adam, annealed linearly to 0), gamma, gae_lambda, clip, entropy, value_coef,
+    learning_rate (Adam, constant), gamma, gae_lambda, clip, entropy, value_coef,
     max_grad_norm: CleanRL's PPO hyper-parameters. network: frames (memory) and hidden units.
     shaping: training-only reward terms. threads: torch CPU threads (1 keeps results reproducible)."""
 
@@ -100,136 +101,137 @@ def _gather_bags(rows: np.ndarray, starts: np.ndarray, counts: np.ndarray, chose
     return rows[index], offsets
 
 
-def train_seed(
-    config: TrainConfig,
-    seed: int,
-    device: str = "cpu",
-    on_checkpoint: Callable[[int, dict[str, Any]], None] | None = None,
-    checkpoints: int = 1,
-    progress: Callable[[dict[str, Any]], None] | None = None,
-) -> SeedResult:
-    """Train one seed; `on_checkpoint(step, state_dict)` is called at each checkpoint step."""
-    import torch
+class SeedTrainer:
+    """One training seed: `update()` runs one rollout of every slot and the PPO epochs on it.
 
-    from cogames_lib.policies.learned_network import LearnedNetwork
+    The learning rate is constant and the shaping anneals by agent-steps done, so training for S steps is
+    exactly the first S steps of a longer run (a run cut short at a deadline is a prefix of the planned one).
+    """
 
-    started = time.perf_counter()
-    if device == "cpu":
-        torch.set_num_threads(config.threads)
-    torch.manual_seed(seed)
-    torch_device = torch.device(device)
-    generator = torch.Generator(device=torch_device)
-    generator.manual_seed(seed)
-    network = LearnedNetwork(config.network).to(torch_device)
-    optimizer = torch.optim.Adam(network.parameters(), lr=config.learning_rate, eps=1e-5)
+    def __init__(self, config: TrainConfig, seed: int, device: str = "cpu") -> None:
+        import torch
 
-    counts = config.agent_counts()
-    curriculum = Curriculum(config.curriculum, counts, seed)
-    batch = WorldBatch(counts, curriculum.next_episode)
-    batch.reset()
-    slots, steps_per_rollout = batch.num_slots, config.rollout_steps
-    rollout_size = slots * steps_per_rollout
-    updates = -(-config.total_steps // rollout_size)
-    total_steps = updates * rollout_size
-    targets = checkpoint_steps(total_steps, checkpoints)
-    shaper = Shaper(config.shaping, slots, batch.selves[:, :6])
-    stack = FrameStack(slots, config.network.frames)
-    previous_action = np.full(slots, NO_PREVIOUS_ACTION, np.int64)
-    restart = np.ones(slots, bool)
-    team_slots = batch.first_slot
-    world_of_slot = batch.slot_world
+        from cogames_lib.policies.learned_network import LearnedNetwork
 
-    def tensor(array: np.ndarray) -> torch.Tensor:
-        return torch.from_numpy(array).to(torch_device)
+        self.config, self.seed = config, int(seed)
+        if device == "cpu":
+            torch.set_num_threads(config.threads)
+        torch.manual_seed(self.seed)
+        self.device = torch.device(device)
+        self.generator = torch.Generator(device=self.device)
+        self.generator.manual_seed(self.seed)
+        self.network = LearnedNetwork(config.network).to(self.device)
+        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
+        counts = config.agent_counts()
+        self.curriculum = Curriculum(config.curriculum, counts, self.seed)
+        self.batch = WorldBatch(counts, self.curriculum.next_episode)
+        self.batch.reset()
+        self.slots = self.batch.num_slots
+        self.rollout_size = self.slots * config.rollout_steps
+        self.shaper = Shaper(config.shaping, self.slots, self.batch.selves[:, :6])
+        self.stack = FrameStack(self.slots, config.network.frames)
+        self.previous_action = np.full(self.slots, NO_PREVIOUS_ACTION, np.int64)
+        self.restart = np.ones(self.slots, bool)
+        self.steps = 0
+        self.updates = 0
+        self.seconds = 0.0
+        self.finished: list[tuple[str, int, bool]] = []
+        self.stats = np.zeros(4)
 
-    saved: list[str] = []
-    log: list[dict[str, Any]] = []
+    def _tensor(self, array: np.ndarray) -> Any:
+        import torch
 
-    def checkpoint(step: int) -> None:
-        while targets and targets[0] <= step:
-            targets.pop(0)
-            if on_checkpoint is not None:
-                state = {k: v.detach().cpu().clone() for k, v in network.state_dict().items()}
-                on_checkpoint(step, state)
-                saved.append(str(step))
+        return torch.from_numpy(array).to(self.device)
 
-    checkpoint(0)
-    done_steps = 0
-    finished_log: list[tuple[str, int, bool]] = []
-    for update in range(updates):
-        for group in optimizer.param_groups:
-            group["lr"] = config.learning_rate * (1.0 - update / updates)
+    def state_dict(self) -> dict[str, Any]:
+        return {k: v.detach().cpu().clone() for k, v in self.network.state_dict().items()}
+
+    def update(self) -> None:
+        import torch
+
+        started = time.perf_counter()
+        config, batch, network, slots = self.config, self.batch, self.network, self.slots
+        length, tensor = config.rollout_steps, self._tensor
         grid_list, count_list = [], []
-        self_rows = np.zeros((steps_per_rollout, slots, 10), np.int64)
-        actions = np.zeros((steps_per_rollout, slots), np.int64)
-        log_probs = np.zeros((steps_per_rollout, slots), np.float32)
-        values = np.zeros((steps_per_rollout + 1, slots), np.float32)
-        rewards = np.zeros((steps_per_rollout, slots), np.float32)
-        dones = np.zeros((steps_per_rollout, slots), np.float32)
-        for t in range(steps_per_rollout):
-            frames = stack.push(batch.grids, restart)
+        self_rows = np.zeros((length, slots, SELF_ROWS_PER_SAMPLE), np.int64)
+        actions = np.zeros((length, slots), np.int64)
+        log_probs = np.zeros((length, slots), np.float32)
+        values = np.zeros((length + 1, slots), np.float32)
+        rewards = np.zeros((length, slots), np.float32)
+        dones = np.zeros((length, slots), np.float32)
+        for t in range(length + 1):
+            if t == length:  # the observation after the rollout: its value bootstraps the returns
+                frames = self.stack.peek(batch.grids, self.restart)
+            else:
+                frames = self.stack.push(batch.grids, self.restart)
             rows, offsets = grid_features(frames)
-            self_rows[t] = self_features(batch.selves, previous_action)
+            current_self = self_features(batch.selves, self.previous_action)
             with torch.no_grad():
-                logits, value = network(tensor(rows), tensor(offsets), tensor(self_rows[t]))
-                chosen = torch.multinomial(torch.softmax(logits, -1), 1, generator=generator).squeeze(-1)
+                logits, value = network(tensor(rows), tensor(offsets), tensor(current_self))
+            values[t] = value.cpu().numpy()
+            if t == length:
+                break
+            with torch.no_grad():
+                chosen = torch.multinomial(torch.softmax(logits, -1), 1, generator=self.generator).squeeze(-1)
                 log_prob = torch.log_softmax(logits, -1).gather(1, chosen[:, None]).squeeze(-1)
             action = chosen.cpu().numpy()
             grid_list.append(rows)
             count_list.append(np.diff(np.append(offsets, len(rows))))
-            actions[t], log_probs[t], values[t] = action, log_prob.cpu().numpy(), value.cpu().numpy()
-            finished = batch.step(action)
-            for episode in finished:
-                curriculum.record(episode.key, episode.num_agents, episode.success)
-                finished_log.append((episode.key, episode.num_agents, episode.success))
-            team = np.add.reduceat(batch.rewards, team_slots)[world_of_slot]
-            progress_fraction = (done_steps + t * slots) / total_steps
-            shaped = shaper.rewards(
-                batch.positions, batch.items, batch.done, batch.selves[:, :6], progress_fraction
+            self_rows[t], actions[t], log_probs[t] = current_self, action, log_prob.cpu().numpy()
+            for episode in batch.step(action):
+                self.curriculum.record(episode.key, episode.num_agents, episode.success)
+                self.finished.append((episode.key, episode.num_agents, episode.success))
+            team = np.add.reduceat(batch.rewards, batch.first_slot)[batch.slot_world]
+            shaped = self.shaper.rewards(
+                batch.positions, batch.items, batch.done, batch.selves[:, :6], self.steps + t * slots
             )
             rewards[t] = team + shaped
             dones[t] = batch.done
-            restart = batch.done.copy()
-            previous_action = np.where(restart, NO_PREVIOUS_ACTION, action)
-        # Bootstrap value of the observation after the rollout.
-        frames = stack.frames.copy()
-        frames[:, 0] = batch.grids
-        if frames.shape[1] > 1:
-            frames[:, 1:] = stack.frames[:, :-1]
-            frames[restart, 1:] = 0
-        rows, offsets = grid_features(frames)
-        with torch.no_grad():
-            _, last_value = network(
-                tensor(rows), tensor(offsets), tensor(self_features(batch.selves, previous_action))
-            )
-        values[-1] = last_value.cpu().numpy()
-        advantages = np.zeros((steps_per_rollout, slots), np.float32)
+            self.restart = batch.done.copy()
+            self.previous_action = np.where(self.restart, NO_PREVIOUS_ACTION, action)
+        advantages = np.zeros((length, slots), np.float32)
         running = np.zeros(slots, np.float32)
-        for t in reversed(range(steps_per_rollout)):
+        for t in reversed(range(length)):
             keep = 1.0 - dones[t]
             delta = rewards[t] + config.gamma * values[t + 1] * keep - values[t]
             running = delta + config.gamma * config.gae_lambda * keep * running
             advantages[t] = running
         returns = advantages + values[:-1]
+        self._optimize(grid_list, count_list, self_rows, actions, log_probs, advantages, returns)
+        self.steps += self.rollout_size
+        self.updates += 1
+        self.seconds += time.perf_counter() - started
 
+    def _optimize(
+        self,
+        grid_list: list[np.ndarray],
+        count_list: list[np.ndarray],
+        self_rows: np.ndarray,
+        actions: np.ndarray,
+        log_probs: np.ndarray,
+        advantages: np.ndarray,
+        returns: np.ndarray,
+    ) -> None:
+        import torch
+
+        config, network, tensor, size = self.config, self.network, self._tensor, self.rollout_size
         all_rows = np.concatenate(grid_list)
         all_counts = np.concatenate(count_list)
-        starts = np.zeros(rollout_size, np.int64)
+        starts = np.zeros(size, np.int64)
         np.cumsum(all_counts[:-1], out=starts[1:])
-        flat_self = tensor(self_rows.reshape(rollout_size, -1))
+        flat_self = tensor(self_rows.reshape(size, -1))
         flat_actions = tensor(actions.reshape(-1))
         flat_log_probs = tensor(log_probs.reshape(-1))
         flat_advantages = tensor(advantages.reshape(-1))
         flat_returns = tensor(returns.reshape(-1))
-        order_rng = np.random.default_rng([seed, update])
-        minibatch = rollout_size // config.minibatches
-        stats = np.zeros(4)
+        order_rng = np.random.default_rng([self.seed, self.updates])
+        minibatch = size // config.minibatches
         for _ in range(config.epochs):
-            order = order_rng.permutation(rollout_size)
-            for start in range(0, rollout_size - minibatch + 1, minibatch):
-                chosen_samples = order[start : start + minibatch]
-                mb_rows, mb_offsets = _gather_bags(all_rows, starts, all_counts, chosen_samples)
-                index = tensor(chosen_samples)
+            order = order_rng.permutation(size)
+            for start in range(0, size - minibatch + 1, minibatch):
+                chosen = order[start : start + minibatch]
+                mb_rows, mb_offsets = _gather_bags(all_rows, starts, all_counts, chosen)
+                index = tensor(chosen)
                 logits, value = network(tensor(mb_rows), tensor(mb_offsets), flat_self[index])
                 log_softmax = torch.log_softmax(logits, -1)
                 new_log_prob = log_softmax.gather(1, flat_actions[index][:, None]).squeeze(-1)
@@ -242,29 +244,57 @@ def train_seed(
                 ).mean()
                 value_loss = 0.5 * (value - flat_returns[index]).pow(2).mean()
                 loss = policy_loss + config.value_coef * value_loss - config.entropy * entropy
-                optimizer.zero_grad()
+                self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(network.parameters(), config.max_grad_norm)
-                optimizer.step()
-                stats += (
+                self.optimizer.step()
+                self.stats += (
                     float(policy_loss.detach()),
                     float(value_loss.detach()),
                     float(entropy.detach()),
-                    1.0,
+                    1,
                 )
-        done_steps += rollout_size
-        checkpoint(done_steps)
-        if progress is not None or update == updates - 1 or update % 10 == 0:
-            entry = _log_entry(update, done_steps, started, stats, finished_log)
-            log.append(entry)
-            finished_log = []
+
+    def log_entry(self) -> dict[str, Any]:
+        """Losses and training-episode successes since the last entry (then reset)."""
+        entry = _log_entry(self.updates, self.steps, self.seconds, self.stats, self.finished)
+        self.stats, self.finished = np.zeros(4), []
+        return entry
+
+
+def train_seed(
+    config: TrainConfig,
+    seed: int,
+    device: str = "cpu",
+    on_checkpoint: Callable[[int, dict[str, Any]], None] | None = None,
+    checkpoints: int = 1,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> SeedResult:
+    """Train one seed for `config.total_steps` (rounded up to whole rollouts); `on_checkpoint(step,
+    state_dict)` at step 0 and at `checkpoints` evenly spaced steps."""
+    trainer = SeedTrainer(config, seed, device)
+    updates = -(-config.total_steps // trainer.rollout_size)
+    targets = checkpoint_steps(updates * trainer.rollout_size, checkpoints)
+    saved: list[str] = []
+    log: list[dict[str, Any]] = []
+    while True:
+        while targets and targets[0] <= trainer.steps:
+            targets.pop(0)
+            if on_checkpoint is not None:
+                on_checkpoint(trainer.steps, trainer.state_dict())
+            saved.append(str(trainer.steps))
+        if trainer.updates == updates:
+            break
+        trainer.update()
+        if progress is not None or trainer.updates % 10 == 0 or trainer.updates == updates:
+            log.append(trainer.log_entry())
             if progress is not None:
-                progress(entry)
-    return SeedResult(seed, done_steps, time.perf_counter() - started, saved, log)
+                progress(log[-1])
+    return SeedResult(trainer.seed, trainer.steps, trainer.seconds, saved, log)
 
 
 def _log_entry(
-    update: int, steps: int, started: float, stats: np.ndarray, finished: list[tuple[str, int, bool]]
+    update: int, steps: int, seconds: float, stats: np.ndarray, finished: list[tuple[str, int, bool]]
 ) -> dict[str, Any]:
     rates: dict[str, list[int]] = {}
     for key, count, success in finished:
@@ -275,7 +305,7 @@ def _log_entry(
     return {
         "update": update,
         "steps": steps,
-        "seconds": round(time.perf_counter() - started, 1),
+        "seconds": round(seconds, 1),
         "policy_loss": round(stats[0] / batches, 4),
         "value_loss": round(stats[1] / batches, 4),
         "entropy": round(stats[2] / batches, 3),

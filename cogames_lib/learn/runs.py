@@ -4,7 +4,7 @@ Each checkpoint is a `learned:` policy file (`cogames_lib.policies.learned`): pl
 `learned:RUN_DIR/seed_0/checkpoint_0000123456.pt`. `run.json` records the one command, the config
 (curriculum, shaping, network), the seeds, the total steps, the code version, the library versions, the wall
 time, and per seed its checkpoints and a training log (training-episode success per diagnostic).
-Seeds train one after another in this process.
+The seeds train side by side in this process, taking turns update by update.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from cogames_lib import io, outdir
 from cogames_lib.errors import DataFileError
-from cogames_lib.learn.ppo import TrainConfig, run_path, train_seed
+from cogames_lib.learn.ppo import TrainConfig, run_path
 from cogames_lib.policies.learned import checkpoint_payload
 
 RUN_FILE = "run.json"
@@ -41,47 +41,92 @@ def train_run(
     device: str = "cpu",
     command: str | None = None,
     verbose: bool = False,
+    time_limit_s: float | None = None,
 ) -> dict[str, Any]:
-    """Train every seed of `seeds` (one after another), writing checkpoints and `run.json`; returns it."""
+    """Train every seed of `seeds` for `config.total_steps`, writing checkpoints and `run.json`; returns it.
+
+    The seeds take turns, one update each, so they advance together. With `time_limit_s`, training stops
+    before a round that would end past the limit (every seed then gets a final checkpoint at the same step;
+    `run.json` says `stopped_by_time_limit`). Because the learning rate is constant and the shaping anneals
+    by steps, such a run is the prefix of the planned one: `--steps <steps done>` repeats its final
+    checkpoints exactly.
+    """
+    from cogames_lib.learn.ppo import SeedTrainer, checkpoint_steps
+
     run_dir = Path(run_dir)
     io.make_dir(run_dir)
     started = time.time()
     record: dict[str, Any] = {
         "command": command or " ".join(sys.argv),
         "seeds": [int(s) for s in seeds],
+        "planned_steps_per_seed": None,
         "checkpoints": checkpoints,
         "device": device,
         "config": config.to_dict(),
         "code_version": outdir.code_version(),
         "libraries": library_versions(),
         "started_utc": outdir.now_utc(),
+        "stopped_by_time_limit": False,
         "runs": [],
     }
-    for seed in seeds:
+    trainers = [SeedTrainer(config, int(seed), device) for seed in seeds]
+    size = trainers[0].rollout_size
+    updates = -(-config.total_steps // size)
+    record["planned_steps_per_seed"] = updates * size
+    targets = checkpoint_steps(updates * size, checkpoints)
+    logs: dict[int, list[dict[str, Any]]] = {trainer.seed: [] for trainer in trainers}
+    saved: dict[int, list[int]] = {trainer.seed: [] for trainer in trainers}
 
-        def save(step: int, state: dict[str, Any], seed: int = int(seed)) -> None:
-            payload = checkpoint_payload(config.network, state, step=step, seed=seed)
-            io.write_torch(run_path(run_dir, seed, step), payload)
+    def save_all() -> None:
+        for trainer in trainers:
+            if trainer.steps not in saved[trainer.seed]:
+                payload = checkpoint_payload(
+                    config.network, trainer.state_dict(), step=trainer.steps, seed=trainer.seed
+                )
+                io.write_torch(run_path(run_dir, trainer.seed, trainer.steps), payload)
+                saved[trainer.seed].append(trainer.steps)
 
-        def show(entry: dict[str, Any], seed: int = int(seed)) -> None:
-            print(f"seed {seed} {entry}", flush=True)
-
-        result = train_seed(config, int(seed), device, save, checkpoints, show if verbose else None)
-        record["runs"].append(
+    def write_record() -> None:
+        record["runs"] = [
             {
-                "seed": result.seed,
-                "steps": result.steps,
-                "seconds": round(result.seconds, 1),
-                "agent_steps_per_second": round(result.steps / max(result.seconds, 1e-9)),
-                "final_checkpoint": str(run_path(run_dir, result.seed, result.steps).relative_to(run_dir)),
-                "log": result.log,
+                "seed": trainer.seed,
+                "steps": trainer.steps,
+                "seconds": round(trainer.seconds, 1),
+                "agent_steps_per_second": round(trainer.steps / max(trainer.seconds, 1e-9)),
+                "checkpoint_steps": saved[trainer.seed],
+                "final_checkpoint": str(run_path(run_dir, trainer.seed, trainer.steps).relative_to(run_dir)),
+                "log": logs[trainer.seed],
             }
-        )
-        record["total_steps"] = sum(run["steps"] for run in record["runs"])
+            for trainer in trainers
+        ]
+        record["total_steps"] = sum(trainer.steps for trainer in trainers)
         record["wall_seconds"] = round(time.time() - started, 1)
         io.write_json(run_dir / RUN_FILE, record)
+
+    round_seconds = 0.0
+    for update in range(updates + 1):
+        if targets and targets[0] <= trainers[0].steps:
+            while targets and targets[0] <= trainers[0].steps:
+                targets.pop(0)
+            save_all()
+            write_record()
+        if update == updates:
+            break
+        if time_limit_s is not None and time.time() - started + round_seconds > time_limit_s:
+            record["stopped_by_time_limit"] = True
+            save_all()
+            break
+        round_started = time.time()
+        for trainer in trainers:
+            trainer.update()
+            if verbose or trainer.updates % 10 == 0 or trainer.updates == updates:
+                entry = trainer.log_entry()
+                logs[trainer.seed].append(entry)
+                if verbose:
+                    print(f"seed {trainer.seed} {entry}", flush=True)
+        round_seconds = time.time() - round_started
     record["finished_utc"] = outdir.now_utc()
-    io.write_json(run_dir / RUN_FILE, record)
+    write_record()
     return record
 
 

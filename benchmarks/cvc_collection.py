@@ -1,0 +1,89 @@
+"""Experience collection: agent-steps/s of `WorldBatch` (random actions, array observations), and of training.
+
+One process, one thread. Three rows:
+- `loop of envs`: the quick trial's way, one `make_env` per world stepped in a Python loop (dict observations);
+- `WorldBatch`: the same worlds through `cogames_lib.cvc.batch.WorldBatch` (arrays, auto-reset);
+- `WorldBatch + features`: plus the network's sparse input rows (`grid_features`, `self_features`);
+and, with `--train`, `PPO end to end`: `learn.ppo.train_seed` with the default config (collection, forward,
+updates).
+The worlds are the reference run's mix: 48 one-agent, 12 two-agent and 6 four-agent worlds drawing
+normal-tier diagnostics. Targets (issue 19): collection >= 300,000 agent-steps/s, training >= 30,000.
+Usage: python benchmarks/cvc_collection.py [--steps N] [--train STEPS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from cogames_lib.cvc import rules
+from cogames_lib.cvc.batch import WorldBatch
+from cogames_lib.diagnostics import make_env
+from cogames_lib.learn.curriculum import Curriculum
+from cogames_lib.learn.ppo import TrainConfig, train_seed
+from cogames_lib.policies.learned import NO_PREVIOUS_ACTION, FrameStack, grid_features, self_features
+
+
+def batch_of(config: TrainConfig) -> WorldBatch:
+    counts = config.agent_counts()
+    batch = WorldBatch(counts, Curriculum(config.curriculum, counts, 0).next_episode)
+    batch.reset()
+    return batch
+
+
+def measure_batch(config: TrainConfig, steps: int, features: bool) -> float:
+    batch = batch_of(config)
+    rng = np.random.default_rng(0)
+    stack = FrameStack(batch.num_slots, config.network.frames)
+    previous = np.full(batch.num_slots, NO_PREVIOUS_ACTION)
+    rounds = max(1, steps // batch.num_slots)
+    actions = rng.integers(0, len(rules.ACTIONS), size=(rounds, batch.num_slots))
+    start = time.perf_counter()
+    for row in actions:
+        if features:
+            grid_features(stack.push(batch.grids, batch.done))
+            self_features(batch.selves, previous)
+        batch.step(row)
+    return rounds * batch.num_slots / (time.perf_counter() - start)
+
+
+def measure_env_loop(config: TrainConfig, steps: int) -> float:
+    batch = batch_of(config)  # the same diagnostics and agent counts, as PettingZoo envs
+    envs = [make_env(spec.key, spec.num_agents, seed=i) for i, spec in enumerate(batch.specs)]
+    for i, env in enumerate(envs):
+        env.reset(seed=i)
+    rng = np.random.default_rng(0)
+    slots = batch.num_slots
+    rounds = max(1, steps // slots)
+    start = time.perf_counter()
+    for _ in range(rounds):
+        for i, env in enumerate(envs):
+            names = env.possible_agents
+            env.step(dict(zip(names, rng.integers(0, len(rules.ACTIONS), len(names)).tolist(), strict=True)))
+            if not env.agents:
+                env.reset(seed=i)
+    return rounds * slots / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=200_000)
+    parser.add_argument("--train", type=int, default=0, help="also time this many training agent-steps")
+    args = parser.parse_args()
+    config = TrainConfig()
+    print(f"{'path':<24} {'agent-steps/s':>14}")
+    print(f"{'loop of envs':<24} {measure_env_loop(config, args.steps):>14,.0f}")
+    print(f"{'WorldBatch':<24} {measure_batch(config, args.steps, False):>14,.0f}")
+    print(f"{'WorldBatch + features':<24} {measure_batch(config, args.steps, True):>14,.0f}")
+    if args.train:
+        import torch
+
+        torch.set_num_threads(1)
+        result = train_seed(TrainConfig(total_steps=args.train), 0)
+        print(f"{'PPO end to end':<24} {result.steps / result.seconds:>14,.0f}")
+
+
+if __name__ == "__main__":
+    main()
