@@ -81,7 +81,9 @@ def run_emergence_command(args: Any) -> int:
     from cogames_lib.learn.emergence_summary import final_rates, first_reliable_summary
     from cogames_lib.learn.learn_findings import step_words
 
-    checkpoints = select_checkpoints(find_checkpoints(args.run_dir), args.checkpoints_per_seed, args.seeds)
+    checkpoints = select_checkpoints(
+        find_checkpoints(args.run_dir), args.checkpoints_per_seed, args.seeds, args.every
+    )
     table = run_emergence(
         checkpoints,
         args.out,

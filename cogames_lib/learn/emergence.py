@@ -76,11 +76,17 @@ def select_checkpoints(
     checkpoints: Sequence[Checkpoint],
     per_seed: int | None = None,
     seeds: Iterable[int] | None = None,
+    every: int | None = None,
 ) -> list[Checkpoint]:
     """At most `per_seed` checkpoints of each training seed, evenly spaced over its steps, the first and the
-    last always among them (None: all); `seeds` keeps only those training seeds."""
-    if per_seed is not None and (not isinstance(per_seed, int) or per_seed < 1):
-        raise ParameterError(f"per_seed: must be an integer >= 1 or None, got {per_seed!r}")
+    last always among them; or (`every`) every k-th checkpoint of each seed from the first, and its last
+    (a run stopped by a time limit ends off the schedule); None for both: all. `seeds` keeps only those
+    training seeds."""
+    for name, value in (("per_seed", per_seed), ("every", every)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ParameterError(f"{name}: must be an integer >= 1 or None, got {value!r}")
+    if per_seed is not None and every is not None:
+        raise ParameterError("select_checkpoints: give per_seed or every, not both")
     wanted = None if seeds is None else {int(s) for s in seeds}
     by_seed: dict[int, list[Checkpoint]] = {}
     for checkpoint in sorted(checkpoints, key=lambda c: (c.seed, c.step)):
@@ -90,13 +96,14 @@ def select_checkpoints(
         raise ParameterError(f"seeds: no checkpoints of training seed(s) {sorted(wanted - set(by_seed))}")
     chosen: list[Checkpoint] = []
     for line in by_seed.values():
-        if per_seed is None or len(line) <= per_seed:
-            chosen.extend(line)
-            continue
-        if per_seed == 1:
-            chosen.append(line[-1])
-            continue
-        indices = sorted({round(i * (len(line) - 1) / (per_seed - 1)) for i in range(per_seed)})
+        if every is not None:
+            indices = sorted({*range(0, len(line), every), len(line) - 1})
+        elif per_seed is None or len(line) <= per_seed:
+            indices = list(range(len(line)))
+        elif per_seed == 1:
+            indices = [len(line) - 1]
+        else:
+            indices = sorted({round(i * (len(line) - 1) / (per_seed - 1)) for i in range(per_seed)})
         chosen.extend(line[i] for i in indices)
     return chosen
 
