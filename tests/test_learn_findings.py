@@ -69,6 +69,8 @@ def test_findings_say_what_was_learned_when_and_what_was_not():
     # final pass rate over the 4 cells per seed: seed 0 (10 + 9) / 40, seeds 1 and 2 (10 + 2) / 40
     assert findings["learned"].estimate == pytest.approx((19 / 40 + 12 / 40 + 12 / 40) / 3)
     assert findings["learned"].n == 3 and findings["learned"].unit == "seeds"
+    # step 0: near 1 + search 2 successes per seed of 40 episodes
+    assert "against 0.07 [0.04, 0.14] (n = 120 episodes) for the untrained network at step 0" in learned
     not_learned = findings["not_learned"].text
     assert "2 of 4 cells were never passed by any checkpoint of any seed (0 of 180 episodes)" in not_learned
     assert "chest_navigation1 x1, chest_navigation2 x1" in not_learned

@@ -117,7 +117,7 @@ def _learned(table: pd.DataFrame, prefix: str, bar: float, source: str) -> list[
     text = (
         f"{prefix}What the learned agent learned (final checkpoints at {at} agent-steps, held-out episodes; "
         f"rates pooled over seeds with Wilson 95% intervals): {what} Its pass rate over all {cells} cells is "
-        f"{overall} (bootstrap over training seeds)."
+        f"{overall} (bootstrap over training seeds){_untrained(table)}."
     )
     return [
         Finding(
@@ -134,6 +134,15 @@ def _learned(table: pd.DataFrame, prefix: str, bar: float, source: str) -> list[
             source,
         )
     ]
+
+
+def _untrained(table: pd.DataFrame) -> str:
+    """ ", against <rate> for the untrained network (step 0)" where the table has step 0, else ""."""
+    first = table[table["step"] == 0]
+    if first.empty:
+        return ""
+    pooled = pooled_rates(first.assign(all="all"), ["all"]).iloc[0]
+    return f", against {_rate(pooled)} for the untrained network at step 0 (episodes pooled)"
 
 
 def _not_learned(table: pd.DataFrame, prefix: str, bar: float, source: str) -> list[Finding]:
