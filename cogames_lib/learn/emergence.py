@@ -34,8 +34,7 @@ RELIABLE_RATE = 0.8
 # The sweep seed of every emergence evaluation (the sweep's default 0 is what users' own sweeps use).
 EVALUATION_SWEEP_SEED = 19
 TABLE_STEM = "emergence"  # emergence.parquet and emergence.csv in the output folder
-SWEEP_FOLDER = "sweep"
-RUN_FILE = "run.json"  # the evaluation sweep's own folder inside the output folder
+SWEEP_FOLDER = "sweep"  # the evaluation sweep's own folder inside the output folder
 
 
 @dataclass(frozen=True)
@@ -64,6 +63,8 @@ def find_checkpoints(run_dir: str | Path) -> list[Checkpoint]:
 def run_identity(run_dir: str | Path) -> dict[str, Any]:
     """What names a training run in an emergence folder's manifest: its folder name and, when it has a
     `run.json`, the command that trained it (a folder of another run's evaluation is then refused)."""
+    from cogames_lib.learn.runs import RUN_FILE
+
     root = Path(run_dir).expanduser()
     recorded = io.read_json_object(root / RUN_FILE) if (root / RUN_FILE).is_file() else None
     identity: dict[str, Any] = {"name": root.resolve().name}
