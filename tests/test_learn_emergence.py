@@ -109,7 +109,8 @@ def test_find_and_select_checkpoints(tmp_path):
     # every 3rd from step 0, and the last (a run stopped by a time limit ends off the schedule)
     assert [c.step for c in select_checkpoints(found, every=3, seeds=[0])] == [0, 30_000, 40_000]
     assert [c.step for c in select_checkpoints(found, every=2, seeds=[0])] == [0, 20_000, 40_000]
-    with pytest.raises(ParameterError, match="not both"):
+    assert [c.step for c in select_checkpoints(found, steps=[10_000, 99], seeds=[0])] == [10_000, 40_000]
+    with pytest.raises(ParameterError, match="not two"):
         select_checkpoints(found, per_seed=2, every=2)
     assert run_identity(tmp_path) == {"name": tmp_path.name, "command": "cogames-lib learn train --seeds 0 1"}
     with pytest.raises(ParameterError, match="training seed"):

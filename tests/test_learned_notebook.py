@@ -47,3 +47,17 @@ def test_notebook_writes_tables_figures_and_findings(tmp_path):
         assert (out / f"{figure}.png").stat().st_size > 1000
     findings = findings_from_json(json.loads((out / "summary.json").read_text())["findings"])
     assert findings[0].key == "learned" and findings[0].text.startswith(f"Table {table}: 3 training seeds")
+
+
+def test_the_committed_reference_run_loads_labelled():
+    from cogames_lib.learn.emergence_reference import emergence_source, reference_emergence
+    from cogames_lib.tables import EMERGENCE
+
+    source = reference_emergence()
+    EMERGENCE.validate(source.table, "data/cvc_learned/emergence.csv")
+    assert source.label.startswith("Committed reference run (data/cvc_learned): 3 training seeds")
+    assert source.table["seed"].nunique() >= 3 and (source.table["step"] == 0).any()
+    assert source.ablation_pairs is not None and len(source.ablation_pairs) == 11  # the questions' pairs
+    assert emergence_source().label == source.label
+    with pytest.raises(CogamesLibError, match="not both"):
+        emergence_source(table="x.csv", run_dir="run")

@@ -82,7 +82,7 @@ def run_emergence_command(args: Any) -> int:
     from cogames_lib.learn.learn_findings import step_words
 
     checkpoints = select_checkpoints(
-        find_checkpoints(args.run_dir), args.checkpoints_per_seed, args.seeds, args.every
+        find_checkpoints(args.run_dir), args.checkpoints_per_seed, args.seeds, args.every, args.steps
     )
     table = run_emergence(
         checkpoints,

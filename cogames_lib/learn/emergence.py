@@ -78,16 +78,18 @@ def select_checkpoints(
     per_seed: int | None = None,
     seeds: Iterable[int] | None = None,
     every: int | None = None,
+    steps: Iterable[int] | None = None,
 ) -> list[Checkpoint]:
     """At most `per_seed` checkpoints of each training seed, evenly spaced over its steps, the first and the
     last always among them; or (`every`) every k-th checkpoint of each seed from the first, and its last
-    (a run stopped by a time limit ends off the schedule); None for both: all. `seeds` keeps only those
-    training seeds."""
+    (a run stopped by a time limit ends off the schedule); or the checkpoints at `steps`, and each seed's
+    last; none of the three: all. `seeds` keeps only those training seeds."""
     for name, value in (("per_seed", per_seed), ("every", every)):
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             raise ParameterError(f"{name}: must be an integer >= 1 or None, got {value!r}")
-    if per_seed is not None and every is not None:
-        raise ParameterError("select_checkpoints: give per_seed or every, not both")
+    if sum(option is not None for option in (per_seed, every, steps)) > 1:
+        raise ParameterError("select_checkpoints: give one of per_seed, every and steps, not two")
+    kept_steps = None if steps is None else {int(step) for step in steps}
     wanted = None if seeds is None else {int(s) for s in seeds}
     by_seed: dict[int, list[Checkpoint]] = {}
     for checkpoint in sorted(checkpoints, key=lambda c: (c.seed, c.step)):
@@ -97,7 +99,9 @@ def select_checkpoints(
         raise ParameterError(f"seeds: no checkpoints of training seed(s) {sorted(wanted - set(by_seed))}")
     chosen: list[Checkpoint] = []
     for line in by_seed.values():
-        if every is not None:
+        if kept_steps is not None:
+            indices = sorted({i for i, c in enumerate(line) if c.step in kept_steps} | {len(line) - 1})
+        elif every is not None:
             indices = sorted({*range(0, len(line), every), len(line) - 1})
         elif per_seed is None or len(line) <= per_seed:
             indices = list(range(len(line)))
