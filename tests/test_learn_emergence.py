@@ -257,7 +257,10 @@ def test_learn_emergence_command_on_learned_checkpoints(tmp_path, capsys):
     # the same folder again needs --resume, which plays nothing
     assert main([*arguments, "--no-progress", "--no-figures"]) == 2
     assert "--resume" in capsys.readouterr().err
-    assert main([*arguments, "--no-progress", "--no-figures", "--resume"]) == 0
+    # --steps 0 picks step 0 and each seed's last: the same two checkpoints, nothing to play
+    again = [*arguments[:-4], "--steps", "0", "--workers", "1", "--no-progress", "--no-figures", "--resume"]
+    assert "--checkpoints-per-seed" not in again
+    assert main(again) == 0
     assert "0 episodes played now, 4 resumed" in capsys.readouterr().out
 
 

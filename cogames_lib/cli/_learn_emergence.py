@@ -61,6 +61,21 @@ def add_emergence_parser(subparsers: Any) -> None:
         help="at most K checkpoints per training seed, evenly spaced, first and last included (default: all)",
     )
     parser.add_argument(
+        "--every",
+        type=int,
+        default=None,
+        metavar="K",
+        help="every K-th checkpoint of each training seed from step 0, and its last",
+    )
+    parser.add_argument(
+        "--steps",
+        nargs="+",
+        type=int,
+        default=None,
+        metavar="STEP",
+        help="the checkpoints at these training steps, and each seed's last",
+    )
+    parser.add_argument(
         "--seeds", nargs="+", type=int, default=None, metavar="S", help="training seeds (default: all)"
     )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: cores)")
