@@ -189,3 +189,31 @@ def test_the_policy_stacks_frames_like_the_trainer(tmp_path: Path) -> None:
         expected, _ = grid_features(stack.push(observations["agent_0"]["grid"][None]))
         np.testing.assert_array_equal(seen[-1], np.sort(expected))
         observations, *_ = env.step({"agent_0": action})
+
+
+def test_a_time_limited_run_is_a_prefix_of_the_planned_run(tmp_path: Path) -> None:
+    """Constant learning rate and step-based annealing: the checkpoint after one rollout of a two-rollout
+    run equals the final checkpoint of a one-rollout run; a zero time limit stops at step 0 for every seed."""
+    one_rollout = replace(TINY, total_steps=1)
+    size = sum(n * w for n, w in zip((1, 2, 4), TINY.worlds, strict=True)) * TINY.rollout_steps
+    short = train_run(one_rollout, [3], tmp_path / "short", checkpoints=1)
+    long = train_run(replace(TINY, total_steps=2 * size), [3], tmp_path / "long", checkpoints=2)
+    assert short["runs"][0]["steps"] == size and long["runs"][0]["checkpoint_steps"] == [0, size, 2 * size]
+    first = torch.load(tmp_path / "short" / short["runs"][0]["final_checkpoint"], weights_only=True)
+    middle = torch.load(tmp_path / "long" / "seed_3" / f"checkpoint_{size:010d}.pt", weights_only=True)
+    for name, value in first["state_dict"].items():
+        assert torch.equal(value, middle["state_dict"][name]), name
+    stopped = train_run(TINY, [0, 1], tmp_path / "stopped", checkpoints=4, time_limit_s=0.0)
+    assert stopped["stopped_by_time_limit"] and [run["steps"] for run in stopped["runs"]] == [0, 0]
+    assert [seed for seed, _, _ in run_checkpoints(tmp_path / "stopped")] == [0, 1]
+
+
+def test_run_sweep_accepts_a_learned_policy(tiny_run: Path, tmp_path: Path) -> None:
+    from cogames_lib.sweep import run_sweep
+
+    _, _, final = run_checkpoints(tiny_run)[-1]
+    table = run_sweep(
+        [f"learned:{final}"], ["chest_deposit_near"], [1], 2, tmp_path / "sweep", progress=False
+    )
+    assert table["policy"].tolist() == [f"learned:{final}"] * 2
+    assert set(table["status"]) <= {"SUCCESS", "TIMED_OUT"}
