@@ -187,6 +187,26 @@ SWEEP_SUMMARY = TableSchema.of(
     optional=[("tier", "str")],
 )
 
+# -- Cogs vs Clips: learned agents ------------------------------------------------------------------------
+# `learn.emergence`: one row per (training seed, checkpoint step, diagnostic, agent count), the pass counts of
+# that checkpoint on held-out evaluation episodes. `first_reliable_step` repeats, on every row of a (seed,
+# diagnostic, num_agents) line, the first step whose rate reached the reliability bar
+# (`learn.emergence.RELIABLE_RATE`); missing where no checkpoint of that seed reached it.
+EMERGENCE = TableSchema.of(
+    "emergence",
+    [
+        ("seed", "int64"),  # the training seed
+        ("step", "int64"),  # agent-steps of training behind the checkpoint
+        ("diagnostic", "str"),
+        ("tier", "str"),
+        ("num_agents", "int64"),
+        ("n", "int64"),  # evaluation episodes
+        ("successes", "int64"),
+        ("first_reliable_step", "Int64"),
+    ],
+    key=("seed", "step", "diagnostic", "num_agents"),
+)
+
 # -- Mindcraft -------------------------------------------------------------------------------------------
 MINDCRAFT_METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
     ("timeout_s", "Float64"),
@@ -458,6 +478,7 @@ SCHEMAS: tuple[TableSchema, ...] = (
     EPISODES,
     TRACES,
     SWEEP_SUMMARY,
+    EMERGENCE,
     MINDCRAFT_RUNS,
     MINDCRAFT_AGENTS,
     MINDCRAFT_SKIPPED,

@@ -53,6 +53,11 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         "cogames-lib probe analyze reports/probe-demo",
         "its intention and behaviour summaries",
     ),
+    "learn emergence": (
+        "cogames-lib learn emergence data/cvc_learned --out reports/emergence-demo --diagnostics chest_deposit_near "
+        "--agents 1 --episodes 2",
+        "the committed final checkpoints on one diagnostic: the emergence table and its two figures",
+    ),
     "report": (
         "cogames-lib report --profile quick --out reports/latest --fresh",
         "runs the three notebooks (about a minute); then open reports/latest/index.html",

@@ -1,4 +1,5 @@
-"""`cogames-lib learn train`: train the learned baseline (PPO, one shared network) on the diagnostics."""
+"""`cogames-lib learn train`: train the learned baseline (PPO, one shared network) on the diagnostics;
+`cogames-lib learn emergence`: every checkpoint of a run through every diagnostic (`cli/_learn_emergence.py`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import argparse
 import shlex
 
 from cogames_lib.cli._codes import EXIT_OK
+from cogames_lib.cli._learn_emergence import add_emergence_parser
 from cogames_lib.errors import ParameterError
 
 
@@ -40,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="stop every seed at the same step before this much wall time (recorded in run.json)")  # fmt: skip
     train.add_argument("--quiet", action="store_true", help="no progress lines")
     train.set_defaults(handler=handle_train)
+    add_emergence_parser(actions)
 
 
 def handle_train(args: argparse.Namespace) -> int:

@@ -43,6 +43,9 @@ PAIR_COLUMNS = (
     "kappa",
     "redundant",
 )
+# `pair_agreement(..., cluster=...)`: how many clusters (e.g. training seeds) share a cell of the pair, and
+# the bootstrap interval of the mean per-cluster agreement over them.
+CLUSTER_COLUMNS = ("n_clusters", "cluster_ci_low", "cluster_ci_high")
 
 
 def _diagnostic_order(column: pd.Series) -> list[str]:
@@ -97,15 +100,35 @@ def redundancy(
     Cohen's kappa (NaN when both diagnostics give one constant, equal outcome), and `redundant`
     (agreement >= threshold and n_shared >= min_shared).
     """
-    from cogames_lib.stats import wilson_interval
+    return pair_agreement(outcome_matrix(episodes), threshold, min_shared)
+
+
+def pair_agreement(
+    matrix: pd.DataFrame,
+    threshold: float = REDUNDANT_AGREEMENT,
+    min_shared: int = MIN_SHARED_CELLS,
+    cluster: str | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """`redundancy` over any outcome matrix: cells (rows) x diagnostics (columns), 1.0 pass, 0.0 fail, NaN
+    not run. Learned agents use it with a cell per (training seed, checkpoint, agent count).
+
+    `cluster` names an index level whose values are independent replications (e.g. training seeds) when
+    the cells within one are not: each row then also carries `CLUSTER_COLUMNS`, the number of clusters
+    that share a cell of the pair and a percentile-bootstrap 95% interval of the mean per-cluster
+    agreement over them (`stats.bootstrap_interval`; none below two clusters).
+    """
+    from cogames_lib.stats import bootstrap_interval, wilson_interval
 
     if not 0 < threshold <= 1 or min_shared < 1:
         raise ParameterError(
             f"redundancy: need 0 < threshold <= 1 and min_shared >= 1, got {threshold}, {min_shared}"
         )
-    matrix = outcome_matrix(episodes)
-    names = list(matrix.columns)
-    values = matrix.to_numpy()
+    if cluster is not None and cluster not in matrix.index.names:
+        raise ParameterError(f"redundancy: the outcome matrix has no index level {cluster!r}")
+    names = [str(name) for name in matrix.columns]
+    values = matrix.to_numpy(dtype=float)
+    groups = None if cluster is None else matrix.index.get_level_values(cluster).to_numpy()
     rows = []
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
@@ -115,24 +138,31 @@ def redundancy(
             agreements = int((a == b).sum())
             agreement = agreements / n if n else float("nan")
             low, high = wilson_interval(agreements, n)
-            rows.append(
-                {
-                    "diagnostic_a": names[i],
-                    "diagnostic_b": names[j],
-                    "n_shared": n,
-                    "agreements": agreements,
-                    "agreement": agreement,
-                    "ci_low": low,
-                    "ci_high": high,
-                    "both_pass": int(((a == 1) & (b == 1)).sum()),
-                    "both_fail": int(((a == 0) & (b == 0)).sum()),
-                    "only_a": int(((a == 1) & (b == 0)).sum()),
-                    "only_b": int(((a == 0) & (b == 1)).sum()),
-                    "kappa": _kappa(a, b, agreement) if n else float("nan"),
-                    "redundant": bool(n >= min_shared and agreement >= threshold),
-                }
-            )
-    return pd.DataFrame(rows, columns=list(PAIR_COLUMNS))
+            row = {
+                "diagnostic_a": names[i],
+                "diagnostic_b": names[j],
+                "n_shared": n,
+                "agreements": agreements,
+                "agreement": agreement,
+                "ci_low": low,
+                "ci_high": high,
+                "both_pass": int(((a == 1) & (b == 1)).sum()),
+                "both_fail": int(((a == 0) & (b == 0)).sum()),
+                "only_a": int(((a == 1) & (b == 0)).sum()),
+                "only_b": int(((a == 0) & (b == 1)).sum()),
+                "kappa": _kappa(a, b, agreement) if n else float("nan"),
+                "redundant": bool(n >= min_shared and agreement >= threshold),
+            }
+            if groups is not None:
+                labels = groups[shared]
+                per_cluster = [float(np.mean(a[labels == g] == b[labels == g])) for g in pd.unique(labels)]
+                _, cluster_low, cluster_high = bootstrap_interval(per_cluster, seed=seed)
+                row.update(
+                    n_clusters=len(per_cluster), cluster_ci_low=cluster_low, cluster_ci_high=cluster_high
+                )
+            rows.append(row)
+    columns = [*PAIR_COLUMNS, *(CLUSTER_COLUMNS if groups is not None else ())]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def agreement_matrix(pairs: pd.DataFrame) -> pd.DataFrame:

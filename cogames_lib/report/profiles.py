@@ -77,6 +77,13 @@ def _sweep_run(**parameters: Any) -> NotebookRun:
     return NotebookRun("diagnostics_sweep", "Cogs vs Clips diagnostics", {**defaults, **parameters})
 
 
+# Both profiles show the committed reference run's emergence (data/cvc_learned/, labelled as such on the page);
+# evaluating a run's checkpoints now is the notebook's `run_dir` parameter.
+LEARNED_REFERENCE_RUN = NotebookRun(
+    "learned_agents", "Learned agents: capability emergence", dict(emergence_source=None, run_dir=None)
+)
+
+
 def _probe_run(**parameters: Any) -> NotebookRun:
     """The probe notebook with the parameters both profiles share, overridden by `parameters`."""
     defaults = dict(conditions=["all_can_hunt", "not_all_can_hunt"], max_test_steps=15, probe_folder=None)
@@ -94,6 +101,7 @@ PROFILES: dict[str, Profile] = {
                 policies=["scripted", "scripted:-chorus", "random", "noop"], agent_counts=[1, 2], seeds=2
             ),
             MINDCRAFT_SAMPLE_RUN,
+            LEARNED_REFERENCE_RUN,
             # a smoke run beside the committed reference study; no checkpoints (nothing reads them here)
             _probe_run(epochs=40, probe_every=20, seeds=[0], workers=1, checkpoints="none"),
         ),
@@ -107,6 +115,7 @@ PROFILES: dict[str, Profile] = {
                 policies=["scripted", *ablation_specs(), "random", "noop"], agent_counts=[1, 2, 4], seeds=10
             ),
             MINDCRAFT_SAMPLE_RUN,
+            LEARNED_REFERENCE_RUN,
             _probe_run(epochs=3000, probe_every=100, seeds=[0, 1, 2], workers=2, checkpoints="last"),
         ),
     ),

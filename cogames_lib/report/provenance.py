@@ -86,6 +86,12 @@ def data_source(notebook: str, parameters: Mapping[str, Any]) -> str:
             f"stag-hunt DQN runs trained by this run: conditions {_names(parameters.get('conditions'))}, "
             f"{parameters.get('epochs')} epochs, probes every {parameters.get('probe_every')} epochs"
         )
+    if notebook == "learned_agents":
+        if parameters.get("run_dir"):
+            return f"checkpoints of the training run {_project_relative(parameters['run_dir'])}, evaluated by this run"
+        if parameters.get("emergence_source"):
+            return f"the emergence table {_project_relative(parameters['emergence_source'])} (not recomputed)"
+        return "the COMMITTED reference run's emergence table, data/cvc_learned/ (not recomputed)"
     return f"notebook {notebook} with the parameters below"
 
 

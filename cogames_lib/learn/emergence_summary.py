@@ -1,0 +1,136 @@
+"""Aggregates of the `emergence` table for its figures and findings: pure functions, nothing draws here.
+
+Two units, never mixed: a rate pooled over episodes carries a Wilson interval (n = episodes); a rate
+compared across training seeds carries a bootstrap interval over seeds (n = seeds, none below two), because
+the seeds are the independent replications of training.
+
+Capability family: the first skill the catalogue lists for a diagnostic (`Diagnostic.skills[0]`: navigation,
+deposit, explore, chorus, extraction, unclip, recharge, memory, vibes), so the families are the catalogue's
+own claims and a new diagnostic joins one by its record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from cogames_lib.learn.emergence import RELIABLE_RATE, diagnostic_order
+from cogames_lib.stats import bootstrap_interval, wilson_interval
+from cogames_lib.tables import EMERGENCE, RATE_COLUMNS
+
+OTHER_FAMILY = "other"
+FAMILY_CURVE_COLUMNS = ("family", "num_agents", "step", "n_seeds", "n", "rate", "ci_low", "ci_high")
+FIRST_PASS_COLUMNS = (
+    "diagnostic",
+    "tier",
+    "num_agents",
+    "seeds",
+    "seeds_reached",
+    "first_step_median",
+    "first_step_min",
+    "first_step_max",
+)
+
+
+def capability_family(diagnostic: str) -> str:
+    """The first skill the catalogue claims for `diagnostic` (its base's, for a hard or custom record)."""
+    from cogames_lib.diagnostics import get_diagnostic
+    from cogames_lib.errors import CogamesLibError
+
+    try:
+        skills = get_diagnostic(diagnostic).skills
+    except CogamesLibError:
+        return OTHER_FAMILY
+    return skills[0] if skills else OTHER_FAMILY
+
+
+def pooled_rates(table: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Summed n and successes per group with rate and Wilson 95% interval (`tables.RATE_COLUMNS`)."""
+    EMERGENCE.validate(table, "emergence table", EMERGENCE.pick("n", "successes"))
+    grouped = table.groupby(list(by), sort=False)[["n", "successes"]].sum().reset_index()
+    intervals = [
+        wilson_interval(int(s), int(n)) for s, n in zip(grouped["successes"], grouped["n"], strict=True)
+    ]
+    grouped["rate"] = np.where(grouped["n"] > 0, grouped["successes"] / grouped["n"].clip(lower=1), np.nan)
+    grouped["ci_low"] = [low for low, _ in intervals]
+    grouped["ci_high"] = [high for _, high in intervals]
+    return grouped[[*by, *RATE_COLUMNS]]
+
+
+def over_training(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of diagnostics every checkpoint of their seed played (not those only the final checkpoints
+    played, such as the hard tier): what the curves over training show."""
+    steps = table.groupby("seed")["step"].nunique()
+    played = table.groupby(["seed", "diagnostic", "num_agents"])["step"].transform("nunique")
+    return table[played.to_numpy() == table["seed"].map(steps).to_numpy()]
+
+
+def emergence_grid(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (diagnostic, num_agents, step), pooled over training seeds: n_seeds and the `RATE_COLUMNS`.
+    Diagnostics in catalogue order (the heatmap's rows); only those every checkpoint played."""
+    table = over_training(table)
+    rates = pooled_rates(table, ["diagnostic", "num_agents", "step"])
+    seeds = table.groupby(["diagnostic", "num_agents", "step"], sort=False)["seed"].nunique()
+    rates.insert(3, "n_seeds", seeds.to_numpy())
+    order = {name: i for i, name in enumerate(diagnostic_order(table["diagnostic"]))}
+    rates = rates.assign(_order=rates["diagnostic"].map(order))
+    rates = rates.sort_values(["_order", "num_agents", "step"], kind="stable").drop(columns="_order")
+    return rates.reset_index(drop=True)
+
+
+def family_curves(table: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """Per (family, num_agents, step): the pass rate of each training seed (episodes pooled over the
+    family's diagnostics), then their mean across seeds with a bootstrap 95% interval over seeds
+    (`FAMILY_CURVE_COLUMNS`; no interval below two seeds). `n` counts the episodes behind the mean.
+    Only the diagnostics every checkpoint played (`over_training`)."""
+    table = over_training(table)
+    families = table.assign(family=table["diagnostic"].map(capability_family))
+    per_seed = pooled_rates(families, ["family", "num_agents", "step", "seed"])
+    rows = []
+    for (family, agents, step), group in per_seed.groupby(["family", "num_agents", "step"], sort=True):
+        estimate, low, high = bootstrap_interval(group["rate"].to_numpy(), seed=seed)
+        rows.append((family, agents, step, len(group), int(group["n"].sum()), estimate, low, high))
+    return pd.DataFrame(rows, columns=list(FAMILY_CURVE_COLUMNS))
+
+
+def final_checkpoints(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of each training seed's last evaluated step."""
+    last = table.groupby("seed")["step"].transform("max")
+    return table[table["step"] == last].reset_index(drop=True)
+
+
+def final_rates(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) -> pd.DataFrame:
+    """Per (diagnostic, tier, num_agents) at each seed's final checkpoint: episodes pooled over seeds
+    (`RATE_COLUMNS`, Wilson), `seeds` and `seeds_reliable` (seeds whose final rate reaches the bar)."""
+    final = final_checkpoints(table)
+    rates = pooled_rates(final, ["diagnostic", "tier", "num_agents"])
+    reliable = final.assign(ok=final["successes"] >= reliable_rate * final["n"] - 1e-9)
+    counts = reliable.groupby(["diagnostic", "tier", "num_agents"], sort=False).agg(
+        seeds=("seed", "nunique"), seeds_reliable=("ok", "sum")
+    )
+    return rates.merge(counts.reset_index(), on=["diagnostic", "tier", "num_agents"], how="left")
+
+
+def first_reliable_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (diagnostic, tier, num_agents): how many training seeds reached the reliability bar and when
+    (median, min and max of `first_reliable_step` over the seeds that did; missing where none did)."""
+    lines = table.drop_duplicates(["seed", "diagnostic", "num_agents"])
+    rows = []
+    for (diagnostic, tier, agents), group in lines.groupby(["diagnostic", "tier", "num_agents"], sort=False):
+        steps = group["first_reliable_step"].dropna().astype(int)
+        rows.append(
+            (
+                diagnostic,
+                tier,
+                agents,
+                group["seed"].nunique(),
+                len(steps),
+                float(steps.median()) if len(steps) else np.nan,
+                int(steps.min()) if len(steps) else pd.NA,
+                int(steps.max()) if len(steps) else pd.NA,
+            )
+        )
+    result = pd.DataFrame(rows, columns=list(FIRST_PASS_COLUMNS))
+    return result.astype({"first_step_min": "Int64", "first_step_max": "Int64"})

@@ -1,0 +1,119 @@
+"""Figures of a learned agent's capability emergence: the aggregates of `cogames_lib.learn.emergence_summary`
+in, a Figure out (nothing is computed here)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from cogames_lib.plots.style import (
+    PAGE_WIDTH_IN,
+    annotated_grid,
+    empty_figure,
+    numeric_order,
+    palette,
+    require_columns,
+)
+
+_GRID_COLUMNS = ("diagnostic", "num_agents", "step", "n_seeds", "n", "rate")
+_CURVE_COLUMNS = ("family", "num_agents", "step", "n_seeds", "rate", "ci_low", "ci_high")
+
+
+def step_text(step: int) -> str:
+    """Training steps as a reader counts them: 950, 20k, 1.5M."""
+    if step >= 1_000_000:
+        return f"{step / 1_000_000:.3g}M"
+    if step >= 1_000:
+        return f"{step / 1_000:.3g}k"
+    return str(int(step))
+
+
+def emergence_heatmap(grid: pd.DataFrame, title: str = "") -> plt.Figure:
+    """Pass rate per (diagnostic x agent count) row and training-step column, episodes pooled over the
+    training seeds (`emergence_grid`); each cell prints the rate and its n (episodes)."""
+    require_columns(grid, _GRID_COLUMNS, "emergence_heatmap")
+    if grid.empty:
+        return empty_figure("Capability emergence", "no checkpoints evaluated")
+    steps = numeric_order(grid["step"])
+    rows = list(
+        dict.fromkeys(zip(grid["diagnostic"].astype(str), grid["num_agents"].astype(int), strict=True))
+    )
+    names = [f"{d.removeprefix('diagnostic_')} x{a}" for d, a in rows]
+    keyed = grid.assign(
+        row=list(zip(grid["diagnostic"].astype(str), grid["num_agents"].astype(int), strict=True))
+    )
+    values = keyed.pivot(index="row", columns="step", values="rate").reindex(index=rows, columns=steps)
+    labels = (
+        keyed.assign(label=[f"{r:.2f}\nn={int(n)}" for r, n in zip(keyed["rate"], keyed["n"], strict=True)])
+        .pivot(index="row", columns="step", values="label")
+        .reindex(index=rows, columns=steps)
+        .fillna("")
+    )
+    values.index, labels.index = names, names
+    values.columns = labels.columns = [step_text(s) for s in steps]
+    width = min(PAGE_WIDTH_IN, 3.0 + 0.75 * len(steps) + 1.2)
+    figure, axes = plt.subplots(figsize=(width, 0.42 * len(rows) + 1.6), layout="constrained")
+    note = annotated_grid(axes, values, labels, "RdYlGn", "pass rate", fontsize=7)
+    axes.set_xlabel("training step (agent-steps)")
+    axes.set_ylabel("diagnostic x agents")
+    seeds = int(grid["n_seeds"].max())
+    heading = title or "Capability emergence"
+    axes.set_title(
+        f"{heading}\npass rate on held-out episodes, pooled over {seeds} training seed{'s' if seeds != 1 else ''}"
+        + (f"\n({note})" if note else "")
+    )
+    return figure
+
+
+def family_curves(curves: pd.DataFrame, reliable_rate: float | None = 0.8, title: str = "") -> plt.Figure:
+    """Pass rate by capability family over training, one panel per agent count: the mean over training
+    seeds with its bootstrap 95% band (`learn.emergence_summary.family_curves`)."""
+    require_columns(curves, _CURVE_COLUMNS, "family_curves")
+    if curves.empty:
+        return empty_figure("Pass rate by capability family", "no checkpoints evaluated")
+    counts = numeric_order(curves["num_agents"])
+    families = sorted(curves["family"].astype(str).unique())
+    colours = palette(families, {})  # stable colours by sorted position
+    figure, axes_list = plt.subplots(
+        1,
+        len(counts),
+        figsize=(min(PAGE_WIDTH_IN, 4.2 * len(counts) + 1.8), 3.8),
+        layout="constrained",
+        sharey=True,
+        squeeze=False,
+    )
+    for axes, count in zip(axes_list[0], counts, strict=True):
+        part = curves[curves["num_agents"] == count]
+        for family in families:
+            line = part[part["family"].astype(str) == family].sort_values("step")
+            if line.empty:
+                continue
+            colour = colours.get(family, "grey")
+            axes.plot(line["step"], line["rate"], marker="o", ms=3, color=colour, label=family)
+            band = line.dropna(subset=["ci_low", "ci_high"])
+            if len(band):
+                axes.fill_between(band["step"], band["ci_low"], band["ci_high"], color=colour, alpha=0.15)
+        if reliable_rate is not None:
+            axes.axhline(reliable_rate, color="black", lw=0.8, ls=":")
+        axes.set_title(f"{count} agent{'s' if count != 1 else ''}")
+        axes.set_xlabel("training step (agent-steps)")
+        axes.set_ylim(-0.03, 1.03)
+        ticks = axes.get_xticks()
+        axes.set_xticks(ticks, [step_text(int(t)) if t >= 0 else "" for t in ticks])
+        axes.set_xlim(float(np.min(part["step"])) if len(part) else 0, float(np.max(curves["step"])) or 1)
+    axes_list[0][0].set_ylabel("pass rate (mean over training seeds)")
+    handles, names = [], []
+    for axes in axes_list[0]:
+        for handle, name in zip(*axes.get_legend_handles_labels(), strict=True):
+            if name not in names:
+                handles.append(handle)
+                names.append(name)
+    figure.legend(handles, names, loc="outside right center", title="family")
+    seeds = int(curves["n_seeds"].max())
+    band = "bootstrap 95% over seeds" if seeds >= 2 else "one seed: no interval"
+    dotted = f"; dotted: the {reliable_rate:g} bar" if reliable_rate is not None else ""
+    figure.suptitle(
+        f"{title or 'Pass rate by capability family'} (n = {seeds} training seeds, {band}{dotted})"
+    )
+    return figure

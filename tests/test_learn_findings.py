@@ -1,0 +1,135 @@
+"""The learned agent's findings and figures from a hand-built emergence table whose story is known."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd
+import pytest
+
+from cogames_lib.finding import Finding, findings_from_json, findings_to_json
+from cogames_lib.learn.emergence import with_first_reliable_step
+from cogames_lib.learn.emergence_summary import emergence_grid, family_curves
+from cogames_lib.learn.learn_findings import learned_findings, step_words
+from cogames_lib.plots import learned as learned_plots
+from cogames_lib.tables import EMERGENCE
+
+NEAR, SEARCH, NAV1, NAV2 = (
+    "diagnostic_chest_deposit_near",
+    "diagnostic_chest_deposit_search",
+    "diagnostic_chest_navigation1",
+    "diagnostic_chest_navigation2",
+)
+
+
+def story() -> pd.DataFrame:
+    """3 seeds x 3 checkpoints: chest_deposit_near learned at 20k by every seed; search reached by seed 0
+    only at 40k; the navigation mazes never passed; a hard-tier row at the end falls to 0."""
+    rows = []
+    for seed in (0, 1, 2):
+        for step in (0, 20_000, 40_000):
+            near = 10 if step >= 20_000 else 1
+            search = 9 if (seed == 0 and step == 40_000) else 2
+            for name, successes in ((NEAR, near), (SEARCH, search), (NAV1, 0), (NAV2, 0)):
+                rows.append((seed, step, name, "normal", successes))
+            if step == 40_000:
+                rows.append((seed, step, f"{NEAR}_hard", "hard", 3))
+    frame = EMERGENCE.frame(
+        dict(
+            seed=s,
+            step=t,
+            diagnostic=d,
+            tier=tier,
+            num_agents=1,
+            n=10,
+            successes=k,
+            first_reliable_step=pd.NA,
+        )
+        for s, t, d, tier, k in rows
+    )
+    return with_first_reliable_step(frame)
+
+
+def by_key(findings: list[Finding]) -> dict[str, Finding]:
+    return {finding.key: finding for finding in findings}
+
+
+def test_findings_say_what_was_learned_when_and_what_was_not():
+    findings = by_key(learned_findings({"emergence": story()}, label="Hand-built run"))
+    learned = findings["learned"].text
+    assert learned.startswith("Hand-built run. What the learned agent learned (final checkpoints at 40k")
+    assert "1 of 4 (diagnostic, agent count) cells are passed reliably" in learned
+    assert (
+        "chest_deposit_near x1 1.00 [0.89, 1.00] (n = 30 episodes), first reliable at 20k (median; 20k-20k)"
+        in learned
+    )
+    assert "chest_deposit_search x1 (1 of 3 seeds)" in learned
+    # final pass rate over the 4 cells per seed: seed 0 (10 + 9) / 40, seeds 1 and 2 (10 + 2) / 40
+    assert findings["learned"].estimate == pytest.approx((19 / 40 + 12 / 40 + 12 / 40) / 3)
+    assert findings["learned"].n == 3 and findings["learned"].unit == "seeds"
+    # step 0: near 1 + search 2 successes per seed of 40 episodes
+    assert "against 0.07 [0.04, 0.14] (n = 120 episodes) for the untrained network at step 0" in learned
+    not_learned = findings["not_learned"].text
+    assert "2 of 4 cells were never passed by any checkpoint of any seed (0 of 180 episodes)" in not_learned
+    assert "chest_navigation1 x1, chest_navigation2 x1" in not_learned
+    assert (
+        "Hand-built run. On the hard tier the final checkpoints fall from 1.00" in findings["hard_tier"].text
+    )
+    assert findings["hard_tier"].estimate == pytest.approx(0.3 - 1.0)
+    navigation = findings["redundancy navigation 1/2/3"]
+    assert "chest_navigation1 / chest_navigation2: learned 1.00 [0.70, 1.00] (n = 9 cells)" in navigation.text
+    assert "both always fail: agreement without information" in navigation.text
+    near_search = findings["redundancy near vs search (chest)"]
+    # near passes at 20k and 40k in every seed (6 cells), search only at 40k of seed 0: 5 of 9 differ
+    assert near_search.estimate == pytest.approx(4 / 9)
+    # the records survive the summary.json round trip the report reads
+    records = findings_to_json(findings.values())
+    assert [f.key for f in findings_from_json(records)] == list(findings)
+
+
+def test_findings_put_the_ablation_answer_next_to_the_learned_one():
+    ablations = pd.DataFrame(
+        [
+            dict(
+                diagnostic_a=NAV1,
+                diagnostic_b=NAV2,
+                n_shared=90,
+                agreements=90,
+                agreement=1.0,
+                ci_low=0.959,
+                ci_high=1.0,
+                both_pass=40,
+                both_fail=50,
+                only_a=0,
+                only_b=0,
+                kappa=1.0,
+                redundant=True,
+            )
+        ]
+    )
+    findings = by_key(learned_findings({"emergence": story(), "ablation_pairs": ablations}))
+    assert (
+        "; ablations 1.00 [0.96, 1.00] (n = 90 cells) (redundant)"
+        in findings["redundancy navigation 1/2/3"].text
+    )
+
+
+def test_an_empty_table_is_one_sentence():
+    empty = EMERGENCE.frame([])
+    assert [f.key for f in learned_findings({"emergence": empty})] == ["empty"]
+
+
+def test_figures_draw_the_aggregates():
+    table = story()
+    heatmap = learned_plots.emergence_heatmap(emergence_grid(table))
+    labels = [text.get_text() for text in heatmap.axes[0].texts]
+    assert "1.00\nn=30" in labels and "0.00\nn=30" in labels
+    assert [t.get_text() for t in heatmap.axes[0].get_xticklabels()] == ["0", "20k", "40k"]
+    assert "pooled over 3 training seeds" in heatmap.axes[0].get_title()
+    curves = learned_plots.family_curves(family_curves(table))
+    assert "n = 3 training seeds, bootstrap 95% over seeds" in curves._suptitle.get_text()
+    empty = learned_plots.emergence_heatmap(emergence_grid(table.head(0)))
+    assert "no checkpoints" in empty.axes[0].texts[0].get_text()
+    assert step_words(1_500_000) == "1.5M" and step_words(950) == "950"

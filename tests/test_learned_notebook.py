@@ -1,0 +1,63 @@
+"""The learned-agents notebook: the same house rules as the other notebooks (`tests/test_notebooks.py`), and a
+papermill run over a small emergence table that writes its tables, figures and findings."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from cogames_lib.errors import CogamesLibError
+from cogames_lib.finding import findings_from_json
+from tests import test_notebooks as house
+from tests.test_learn_findings import story
+
+NAME = "learned_agents"
+
+
+def test_follows_the_notebook_house_rules(tmp_path, monkeypatch):
+    house.test_committed_without_outputs_or_execution_counts(NAME)
+    house.test_parameters_are_commented_typed_literals(NAME)
+    house.test_cells_are_thin(NAME)
+    monkeypatch.chdir(house.NOTEBOOKS)
+    assert house.run_validation_cell(NAME, {}, tmp_path)["out"].is_dir()
+
+
+@pytest.mark.parametrize(
+    "overrides,message",
+    [({"reliable_rate": 1.5}, r"reliable_rate: must be a number in \(0, 1\]"), ({"episodes": 0}, "episodes")],
+)
+def test_bad_parameters_are_one_line_errors(overrides, message, tmp_path, monkeypatch):
+    monkeypatch.chdir(house.NOTEBOOKS)
+    with pytest.raises(CogamesLibError, match=message) as caught:
+        house.run_validation_cell(NAME, overrides, tmp_path)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.slow
+def test_notebook_writes_tables_figures_and_findings(tmp_path):
+    table = tmp_path / "emergence.csv"
+    story().to_csv(table, index=False)
+    out = house.papermill(NAME, tmp_path, {"emergence_source": str(table)})
+    assert len(pd.read_parquet(out / "emergence.parquet")) == len(story())
+    answers = pd.read_csv(out / "seed_questions.csv")
+    assert set(answers["source"]) == {"learned", "ablations"}  # the committed ablation table is beside it
+    for figure in ("emergence_heatmap", "family_curves", "learned_redundancy_heatmap"):
+        assert (out / f"{figure}.png").stat().st_size > 1000
+    findings = findings_from_json(json.loads((out / "summary.json").read_text())["findings"])
+    assert findings[0].key == "learned" and findings[0].text.startswith(f"Table {table}: 3 training seeds")
+
+
+def test_the_committed_reference_run_loads_labelled():
+    from cogames_lib.learn.emergence_reference import emergence_source, reference_emergence
+    from cogames_lib.tables import EMERGENCE
+
+    source = reference_emergence()
+    EMERGENCE.validate(source.table, "data/cvc_learned/emergence.csv")
+    assert source.label.startswith("Committed reference run (data/cvc_learned): 3 training seeds")
+    assert source.table["seed"].nunique() >= 3 and (source.table["step"] == 0).any()
+    assert source.ablation_pairs is not None and len(source.ablation_pairs) == 11  # the questions' pairs
+    assert emergence_source().label == source.label
+    with pytest.raises(CogamesLibError, match="not both"):
+        emergence_source(table="x.csv", run_dir="run")
