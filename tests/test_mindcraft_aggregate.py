@@ -177,8 +177,8 @@ def test_workers_give_identical_results(runs: pd.DataFrame) -> None:
 
     definitions = load_task_definitions(TASK_FILES)
     roots = [str(EXPERIMENTS)]
-    single, skipped_single = collect_runs(roots, definitions, workers=1, chunk_size=7)
-    multi, skipped_multi = collect_runs(roots, definitions, workers=2, chunk_size=7)
+    single, skipped_single = collect_runs(roots, definitions, workers=1)
+    multi, skipped_multi = collect_runs(roots, definitions, workers=2)
     # via JSON: a logged NaN compares unequal to itself, but serialises identically
     assert json.dumps(single, sort_keys=True) == json.dumps(multi, sort_keys=True)
     assert skipped_single == skipped_multi
@@ -202,6 +202,9 @@ def test_tables_round_trip_through_parquet_and_csv(tmp_path: Path, runs: pd.Data
     table.to_parquet(tmp_path / "runs.parquet", index=False)
     back = pd.read_parquet(tmp_path / "runs.parquet")
     pd.testing.assert_frame_equal(back, table)
+    runs.to_parquet(tmp_path / "frame.parquet")  # the frame as returned, nested columns included
+    nested = pd.read_parquet(tmp_path / "frame.parquet")
+    assert [len(outcomes) for outcomes in nested["agent_outcomes"]] == list(runs["total_agent_logs_found"])
     agents_table(runs).to_csv(tmp_path / "agents.csv", index=False)
     assert len(pd.read_csv(tmp_path / "agents.csv")) == LOGS
 

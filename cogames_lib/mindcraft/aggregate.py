@@ -1,7 +1,8 @@
 """Many tasks -> the `mindcraft_runs`, `mindcraft_agents` and `mindcraft_skipped` tables.
 
 `aggregate_results` returns one row per task (columns `RUN_COLUMNS`, in this order; the
-contract is `tables.MINDCRAFT_RUNS`):
+contract is `tables.MINDCRAFT_RUNS`), then the nested `agent_outcomes` and `repetitions`. Every text is
+valid UTF-8, so the frame as returned writes with plain `to_parquet`, `to_csv`, `to_html` or a print:
 
 | column | meaning |
 |---|---|
@@ -20,10 +21,14 @@ contract is `tables.MINDCRAFT_RUNS`):
 | `has_task_definition`, `score_scale` | definition found; 100 (construction) or 1 |
 | task metrics | `timeout_s, depth, max_depth, missing_item_count, plan_availability, requires_crafting_table, blocked_agent_count, total_recipe_steps, max_steps_per_recipe, unique_target_items, overall_difficulty_score, difficulty_category, material_count, level_count, block_count` (see `tasks.py`) |
 | `ignored_files` | non-log files beside the logs (`;`-joined) |
-| `folder_display`, `folder_path` | the folder holding the logs: printable; exact (`surrogateescape` text in memory, `folder_path_bytes` when stored) |
-| `agent_outcomes`, `repetitions` | the nested per-run values (dropped by `runs_table`, exploded by `agents_table`) |
+| `folder_display`, `folder_path` | the folder holding the logs, printable (undecodable bytes as `\\xNN`, control characters escaped; the same text in both) |
+| `folder_path_bytes` | the folder's exact path, as bytes (`os.fsencode`; `os.fsdecode` gives the str `os` functions take): binary in parquet, a `b'...'` literal in CSV |
+| `agent_outcomes` | the outcome dict of each log (`logs.py`; dropped by `runs_table`, one row each in `agents_table`) |
+| `repetitions` | one dict per repetition: `run_index`, `completion_status`, `raw_score`, `agent_log_count`, `stale_reason` |
 
-`frame.attrs` carries `no_score_policy` and `skipped_folders` (list of {path, reason, kind}).
+`frame.attrs` carries `no_score_policy` and `skipped_folders` (list of {kind, path, reason, path_hex}: the
+printable path and reason, and the exact path's bytes as hex, so the attributes stay JSON as parquet
+stores them); `skipped_table` makes the `mindcraft_skipped` table of them.
 
 The denominator policy (`no_score_policy`): "failure" (default) keeps runs without a verdict
 (NO_SCORE_LOGGED, LOG_FILE_ERROR, empty folders) in every rate as failures; "exclude" drops them.
@@ -40,23 +45,16 @@ import pandas as pd
 from cogames_lib.errors import ParameterError
 from cogames_lib.mindcraft.collect import collect_runs
 from cogames_lib.mindcraft.discovery import NO_SCORE_POLICIES, as_path_list, validate_analysis_parameters
-from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text, valid_text
-from cogames_lib.mindcraft.rows import flatten_run, storable
+from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text
+from cogames_lib.mindcraft.rows import flatten_run
 from cogames_lib.mindcraft.runs import read_model_name
 from cogames_lib.mindcraft.tasks import load_task_definitions, task_file_paths
 from cogames_lib.outcomes import status_categorical
-from cogames_lib.tables import (
-    MINDCRAFT_AGENTS,
-    MINDCRAFT_PATH_BYTES_COLUMNS,
-    MINDCRAFT_RUNS,
-    MINDCRAFT_SKIPPED,
-)
+from cogames_lib.tables import MINDCRAFT_AGENTS, MINDCRAFT_RUNS, MINDCRAFT_SKIPPED, TableSchema
 
-# The tables' contracts live in `cogames_lib.tables`. The runs frame holds the exact paths in memory
-# and the nested per-run values after its flat columns; the stored tables add the path bytes.
-RUN_COLUMNS: tuple[str, ...] = tuple(
-    column for column in MINDCRAFT_RUNS.columns if column not in MINDCRAFT_PATH_BYTES_COLUMNS.values()
-)
+# The tables' contracts live in `cogames_lib.tables`; the runs frame carries the nested per-run values
+# after its columns.
+RUN_COLUMNS: tuple[str, ...] = MINDCRAFT_RUNS.columns
 NESTED_COLUMNS: tuple[str, ...] = ("agent_outcomes", "repetitions")
 AGENT_COLUMNS: tuple[str, ...] = MINDCRAFT_AGENTS.columns
 SKIPPED_COLUMNS: tuple[str, ...] = MINDCRAFT_SKIPPED.columns
@@ -72,16 +70,21 @@ def _definitions(
     return load_task_definitions(task_file_paths(as_path_list(task_definitions)))
 
 
-def runs_frame(rows: list[dict[str, Any]], no_score_policy: str) -> pd.DataFrame:
-    # object first: pandas would infer pyarrow text, which refuses the exact (surrogateescape) paths
-    frame = pd.DataFrame(rows, columns=[*RUN_COLUMNS, *NESTED_COLUMNS], dtype=object)
-    for column in RUN_COLUMNS:
-        dtype = MINDCRAFT_RUNS.dtypes[column]
-        if dtype != "category" and column not in MINDCRAFT_PATH_BYTES_COLUMNS:  # paths stay exact (object)
-            frame[column] = frame[column].astype(dtype)
-    frame["overall_completion_status"] = status_categorical(frame["overall_completion_status"])
-    frame.attrs["no_score_policy"] = no_score_policy
-    return frame
+def _typed_frame(
+    rows: list[dict[str, Any]], schema: TableSchema, extra: tuple[str, ...] = ()
+) -> pd.DataFrame:
+    """Rows -> a frame of the schema's columns (then `extra`, as objects), each of its dtype."""
+    columns: dict[str, Any] = {}
+    for column in (*schema.columns, *extra):
+        values = [row.get(column) for row in rows]
+        dtype = schema.dtypes.get(column, "object")
+        if dtype == "category":
+            columns[column] = status_categorical(pd.Series(values, dtype=object))
+        elif dtype == "object":
+            columns[column] = pd.Series(values, dtype=object)
+        else:  # a logged NaN stays NaN in a plain float column, distinct from no score (NA)
+            columns[column] = pd.Series(pd.array(values, dtype=dtype))
+    return pd.DataFrame(columns)
 
 
 def aggregate_results(
@@ -115,63 +118,52 @@ def aggregate_results(
         if root not in model_by_root:
             model_by_root[root] = model_name if model_name is not None else read_model_name(root)
         run["model_name"] = model_by_root[root]
-    frame = runs_frame([flatten_run(run, no_score_policy) for run in runs], no_score_policy)
+    frame = _typed_frame([flatten_run(run, no_score_policy) for run in runs], MINDCRAFT_RUNS, NESTED_COLUMNS)
+    frame.attrs["no_score_policy"] = no_score_policy
     frame.attrs["skipped_folders"] = [
-        {"path": item.path, "reason": item.reason, "kind": item.kind} for item in skipped
+        {
+            "kind": item.kind,
+            "path": display_text(item.path),
+            "reason": display_text(item.reason),
+            "path_hex": os.fsencode(item.path).hex(),
+        }
+        for item in skipped
     ]
     return frame
 
 
 def runs_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """The storable `mindcraft_runs` table: without the nested columns, names printable, path bytes kept."""
-    return storable(runs.drop(columns=[column for column in NESTED_COLUMNS if column in runs.columns]))
+    """The `mindcraft_runs` table: the runs frame without its nested columns."""
+    return runs.drop(columns=[column for column in NESTED_COLUMNS if column in runs.columns])
 
 
 def agents_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """The `mindcraft_agents` table: one row per agent log of the runs frame (columns AGENT_COLUMNS),
-    storable as it is (names printable).
+    """The `mindcraft_agents` table: one row per agent log of the runs frame (columns AGENT_COLUMNS).
 
     `parsing_errors` is joined with " | "; `completion_status` is categorical in STATUS_ORDER.
     """
-    rows = []
     keys = ("experiment", "model_name", "task_id", "task_type", "layout", "folder_display")
+    rows = []
     for run in runs[[*keys, "agent_outcomes"]].itertuples(index=False):
         context = dict(zip(keys, run[: len(keys)], strict=True))
         for outcome in run.agent_outcomes:
-            row = {**context, **{key: outcome[key] for key in AGENT_COLUMNS if key in outcome}}
-            row["parsing_errors"] = valid_text(" | ".join(outcome["parsing_errors"]))
-            if row["final_system_message"] is not None:
-                row["final_system_message"] = valid_text(row["final_system_message"])
-            rows.append(row)
-    frame = pd.DataFrame(rows, columns=list(AGENT_COLUMNS), dtype=object)
-    for column, dtype in MINDCRAFT_AGENTS.dtypes.items():
-        if dtype == "category":
-            continue
-        values = frame[column]
-        if dtype == "float64":
-            values = pd.to_numeric(values, errors="coerce")
-        frame[column] = values.astype(dtype)
-    frame["completion_status"] = status_categorical(frame["completion_status"])
-    return storable(frame)
+            rows.append({**outcome, **context, "parsing_errors": " | ".join(outcome["parsing_errors"])})
+    return _typed_frame(rows, MINDCRAFT_AGENTS)
 
 
 def skipped_table(runs: pd.DataFrame) -> pd.DataFrame:
     """The `mindcraft_skipped` table: every folder or file under the roots that was not analysed, and why."""
-    items = runs.attrs.get("skipped_folders", [])
-    frame = pd.DataFrame(
-        [
-            {
-                "kind": item.get("kind", "folder"),
-                "path_display": display_text(item["path"]),
-                "reason": display_text(item["reason"]),
-                "path": item["path"],
-            }
-            for item in items
-        ],
-        columns=[column for column in SKIPPED_COLUMNS if column not in MINDCRAFT_PATH_BYTES_COLUMNS.values()],
-        dtype=object,
-    ).astype({"kind": "string", "path_display": "string", "reason": "string"})
-    return storable(frame)
+    rows = [
+        {
+            "kind": item["kind"],
+            "path_display": item["path"],
+            "reason": item["reason"],
+            "path": item["path"],
+            "path_bytes": bytes.fromhex(item["path_hex"]),
+        }
+        for item in runs.attrs.get("skipped_folders", [])
+    ]
+    return _typed_frame(rows, MINDCRAFT_SKIPPED)
 
 
 __all__ = [

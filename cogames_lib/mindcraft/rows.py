@@ -1,4 +1,9 @@
-"""Per-run dicts -> table rows, the `end_reason` column, and the storable form of file-system names."""
+"""Per-run dicts -> rows of the runs table (`flatten_run`) and the `end_reason` column.
+
+Every text in a row is valid UTF-8: names from the file system are shown printable (`files.display_text`:
+undecodable bytes as `\\xNN`, control characters escaped), text from inside logs escaped where it holds
+lone surrogates (`files.valid_text`), and the folder's exact path is kept as bytes (`folder_path_bytes`).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +11,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd
-
-from cogames_lib.mindcraft.files import display_text
+from cogames_lib.mindcraft.files import display_text, valid_text
 from cogames_lib.outcomes import CompletionStatus
-from cogames_lib.tables import MINDCRAFT_METRIC_COLUMNS, MINDCRAFT_PATH_BYTES_COLUMNS
+from cogames_lib.tables import MINDCRAFT_METRIC_COLUMNS
 
 S = CompletionStatus
 METRIC_COLUMNS: tuple[str, ...] = tuple(column for column, _ in MINDCRAFT_METRIC_COLUMNS)
@@ -57,13 +60,14 @@ def end_reason(run: Mapping[str, Any]) -> str:
 
 
 def flatten_run(run: Mapping[str, Any], no_score_policy: str) -> dict[str, Any]:
-    """One `mindcraft_runs` row from a per-run dict (nested values kept under NESTED_COLUMNS)."""
+    """One `mindcraft_runs` row from a per-run dict, with the nested `agent_outcomes` (the outcome dicts)
+    and `repetitions` (one dict per repetition, `run_index` first) after it."""
     metrics = run["task_definition_metrics"]
     status = run["overall_completion_status"]
     excluded = no_score_policy == "exclude" and status in NO_VERDICT_STATUSES
     return {
         "experiment": display_text(run["experiment"]),
-        "model_name": run["model_name"],
+        "model_name": None if run["model_name"] is None else valid_text(run["model_name"]),
         "task_id": display_text(run["task_id"]),
         "task_type": run["task_type"],
         "layout": run["layout"],
@@ -86,33 +90,8 @@ def flatten_run(run: Mapping[str, Any], no_score_policy: str) -> dict[str, Any]:
         **{column: metrics.get(column) for column in METRIC_COLUMNS},
         "ignored_files": display_text(";".join(run["ignored_files"])),
         "folder_display": display_text(run["folder_path"]),
-        "folder_path": run["folder_path"],
+        "folder_path": display_text(run["folder_path"]),
+        "folder_path_bytes": os.fsencode(run["folder_path"]),
         "agent_outcomes": run["agent_outcomes"],
-        "repetitions": run["repetitions"],
+        "repetitions": [{"run_index": index, **rep} for index, rep in run["repetitions"].items()],
     }
-
-
-def storable(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame as every writer can take it: paths printable (valid UTF-8), their exact bytes kept.
-
-    Names from the file system are printable in every text column already (`display_text`: pandas and
-    pyarrow refuse text holding undecodable bytes); only the path columns keep the exact name in memory
-    (object dtype, `surrogateescape` text). Stored, each path column becomes its printable form and a
-    binary column (`tables.MINDCRAFT_PATH_BYTES_COLUMNS`) carries the exact bytes: parquet stores them as binary, CSV
-    and HTML as a bytes literal, so a non-UTF-8 name survives every format (`os.fsdecode` maps back).
-    """
-    frame = frame.copy()
-    for column, bytes_column in MINDCRAFT_PATH_BYTES_COLUMNS.items():
-        if column in frame.columns:
-            paths = frame[column]
-            frame[bytes_column] = pd.Series(
-                [os.fsencode(v) if isinstance(v, str) else None for v in paths],
-                index=frame.index,
-                dtype=object,
-            )
-            frame[column] = pd.Series(
-                [display_text(v) if isinstance(v, str) else None for v in paths],
-                index=frame.index,
-                dtype="string",
-            )
-    return frame
