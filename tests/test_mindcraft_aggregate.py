@@ -173,17 +173,14 @@ def test_analysis_leaves_the_tree_byte_for_byte_unchanged(tmp_path: Path) -> Non
 
 
 def test_workers_give_identical_results(runs: pd.DataFrame) -> None:
-    from cogames_lib.mindcraft.collect import collect_runs
+    multi = aggregate_results(EXPERIMENTS, TASK_FILES, workers=2)
 
-    definitions = load_task_definitions(TASK_FILES)
-    roots = [str(EXPERIMENTS)]
-    single, skipped_single = collect_runs(roots, definitions, workers=1)
-    multi, skipped_multi = collect_runs(roots, definitions, workers=2)
-    # via JSON: a logged NaN compares unequal to itself, but serialises identically
-    assert json.dumps(single, sort_keys=True) == json.dumps(multi, sort_keys=True)
-    assert skipped_single == skipped_multi
-    assert list(dict.fromkeys(run["folder_path"] for run in single)) == find_task_folders(EXPERIMENTS)[0]
-    assert [run["task_id"] for run in single] == list(runs["task_id"])
+    def dump(frame: pd.DataFrame) -> str:  # via JSON: a logged NaN compares unequal to itself
+        rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+        return json.dumps([rows, frame.attrs], sort_keys=True, default=repr)
+
+    assert dump(runs) == dump(multi)
+    assert list(dict.fromkeys(runs["folder_path"])) == find_task_folders(EXPERIMENTS)[0]
 
 
 def test_task_definitions_accept_a_loaded_mapping(runs: pd.DataFrame) -> None:

@@ -223,11 +223,14 @@ def test_property_hostile_trees_never_raise_hang_or_write(entries: list) -> None
         _make(root, entries)
         before = _snapshot(root)
         runs = aggregate_results(root, max_log_bytes=1 << 20)
-        tables = {"runs": runs_table(runs), "agents": agents_table(runs), "skipped": skipped_table(runs)}
-        for name, table in tables.items():  # every output format takes every name
-            write_parquet(workspace / "out" / f"{name}.parquet", table)
-            write_csv(workspace / "out" / f"{name}.csv", table)
+        (workspace / "out").mkdir()
+        tables = {"frame": runs, "agents": agents_table(runs), "skipped": skipped_table(runs)}
+        for name, table in tables.items():  # plain pandas writes every name, the frame as returned included
+            table.to_parquet(workspace / "out" / f"{name}.parquet")
+            table.to_csv(workspace / "out" / f"{name}.csv")
             table.to_html()
+        write_parquet(workspace / "out" / "runs.parquet", runs_table(runs))  # and so do the project's writers
+        write_csv(workspace / "out" / "runs.csv", runs_table(runs))
         assert _snapshot(root) == before
     finally:
         shutil.rmtree(workspace, ignore_errors=True)

@@ -19,7 +19,6 @@ from cogames_lib.mindcraft import (
     summary_construction_scores,
     task_file_paths,
 )
-from cogames_lib.mindcraft.collect import collect_runs
 
 SAMPLE_TASKS = Path(__file__).resolve().parents[1] / "data" / "mindcraft_sample" / "tasks"
 START = 1_742_300_000_000
@@ -40,6 +39,12 @@ def log(folder: Path, name: str, *messages: str, start: int | None = START, raw:
 
 
 SCORE = "Task ended with score : {}".format
+
+
+def dump(frame) -> str:  # type: ignore[no-untyped-def]
+    """A frame as text, nested outcomes and skipped entries included (a logged NaN equals itself here)."""
+    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    return json.dumps([rows, frame.attrs], sort_keys=True, default=repr)
 
 
 @pytest.fixture
@@ -102,11 +107,12 @@ def test_every_layout_in_one_root_with_run_indexes(mixed_root: Path) -> None:
 
 
 def test_layouts_agree_with_any_number_of_workers(mixed_root: Path) -> None:
-    one, skipped_one = collect_runs([str(mixed_root)], {}, workers=1)
-    two, skipped_two = collect_runs([str(mixed_root)], {}, workers=2)
-    auto, _ = collect_runs([str(mixed_root)], {}, workers=None)
-    dump = lambda runs: json.dumps(runs, sort_keys=True, default=str)  # noqa: E731
-    assert dump(one) == dump(two) == dump(auto) and skipped_one == skipped_two
+    one = aggregate_results(mixed_root, workers=1)
+    assert (
+        dump(one)
+        == dump(aggregate_results(mixed_root, workers=2))
+        == dump(aggregate_results(mixed_root, workers=None))
+    )
 
 
 def test_unrecognised_entries_are_listed_in_skipped_with_the_reason(tmp_path: Path) -> None:
@@ -163,19 +169,23 @@ def test_symlinks_and_overlapping_roots_are_walked_once_in_walk_order(tmp_path: 
     os.symlink(root / "exp_00_03-20_09-15", root / "zz_alias")  # reached after the folder itself
     os.symlink(root, root / "exp_06_03-20_09-15" / "loop")  # a cycle
     roots = [str(root), str(root / "exp_07_03-20_09-15")]  # overlapping roots
-    one, skipped_one = collect_runs(roots, {}, workers=1)
-    two, skipped_two = collect_runs(roots, {}, workers=2)
-    dump = lambda runs: json.dumps(runs, sort_keys=True, default=str)  # noqa: E731
-    assert dump(one) == dump(two) and skipped_one == skipped_two
-    reasons = {os.path.relpath(item.path, root): item.reason for item in skipped_one}
+    one = aggregate_results(roots, workers=1)
+    assert dump(one) == dump(aggregate_results(roots, workers=2))
+    skipped = skipped_table(one)
+    reasons = {
+        os.path.relpath(path, root): reason
+        for path, reason in zip(skipped["path"], skipped["reason"], strict=True)
+    }
     assert "same folder as" in reasons["zz_alias"] and "same folder as" in reasons["exp_06_03-20_09-15/loop"]
     # a folder reached first through a symlink earlier in the walk: listed, not analysed twice
     assert reasons["exp_02_03-20_09-15/task_0"].endswith("zz_link (analysed once)")
     assert reasons["exp_05_03-20_09-15/task_1"].endswith("aa_link (analysed once)")
     assert "same folder as" in reasons["exp_07_03-20_09-15"]  # the second root came first
-    assert {run["task_id"] for run in one} >= {"task_9", "task_8", "aa_link", "zz_link"}
-    folders = [run["folder_path"] for run in one if run["layout"] == "current"]
-    assert folders == sorted(folders, key=lambda path: os.path.relpath(path, root).split(os.sep))  # walk order
+    assert set(one["task_id"]) >= {"task_9", "task_8", "aa_link", "zz_link"}
+    folders = list(one[one["layout"] == "current"]["folder_path"])
+    assert folders == sorted(
+        folders, key=lambda path: os.path.relpath(path, root).split(os.sep)
+    )  # walk order
 
 
 def test_a_log_that_started_long_before_its_partners_is_stale_never_success(tmp_path: Path) -> None:
@@ -236,11 +246,13 @@ def test_copies_read_by_different_processes_are_found_alike(tmp_path: Path, star
     original = log(exp / "task_1", "Andy_0_0.json", SCORE(1), start=start)
     (exp / "task_6").mkdir()
     shutil.copyfile(original, exp / "task_6" / "Andy_0_0.json")
-    one, _ = collect_runs([str(exp)], {}, workers=1)
-    two, _ = collect_runs([str(exp)], {}, workers=2)
-    stale = {run["task_id"] for run in two if run["stale_log_count"]}
-    assert stale == {"task_1", "task_6"}  # no partners to tell the original by: both are stale
-    assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
+    one = aggregate_results(exp, workers=1)
+    two = aggregate_results(exp, workers=2)
+    assert set(two[two["stale_log_count"] > 0]["task_id"]) == {
+        "task_1",
+        "task_6",
+    }  # no partners to tell apart
+    assert dump(one) == dump(two)
 
 
 def test_end_reasons_tell_timeouts_and_missing_agents_apart_where_logs_can(tmp_path: Path) -> None:
@@ -295,7 +307,7 @@ def test_task_files_may_be_given_as_folders(tmp_path: Path) -> None:
 
 
 def test_automatic_workers_use_a_pool_for_large_trees_with_identical_results(mixed_root, monkeypatch) -> None:
-    serial, _ = collect_runs([str(mixed_root)], {}, workers=1)
+    serial = aggregate_results(mixed_root, workers=1)
     backends = []
     original = collect.FanOut.__init__
 
@@ -304,10 +316,9 @@ def test_automatic_workers_use_a_pool_for_large_trees_with_identical_results(mix
         backends.append(self.backend)
 
     monkeypatch.setattr(collect.FanOut, "__init__", recording_init)
-    small, _ = collect_runs([str(mixed_root)], {}, workers=None)
+    small = aggregate_results(mixed_root, workers=None)
     monkeypatch.setattr(collect, "AUTO_PARALLEL_BYTES", 0)  # any log: a large tree
     monkeypatch.setattr(collect.os, "cpu_count", lambda: 2)  # "all cores" is two, on any machine
-    large, _ = collect_runs([str(mixed_root)], {}, workers=None)
+    large = aggregate_results(mixed_root, workers=None)
     assert backends == ["serial", "process"]
-    dump = lambda runs: json.dumps(runs, sort_keys=True, default=str)  # noqa: E731
     assert dump(small) == dump(large) == dump(serial)

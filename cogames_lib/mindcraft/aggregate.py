@@ -1,7 +1,7 @@
 """Many tasks -> the `mindcraft_runs`, `mindcraft_agents` and `mindcraft_skipped` tables.
 
 `aggregate_results` returns one row per task (columns `RUN_COLUMNS`, in this order; the
-contract is `tables.MINDCRAFT_RUNS`), then the nested `agent_outcomes` and `repetitions`. Every text is
+contract is `tables.MINDCRAFT_RUNS`), then the nested `agent_outcomes`. Every text is
 valid UTF-8, so the frame as returned writes with plain `to_parquet`, `to_csv`, `to_html` or a print:
 
 | column | meaning |
@@ -24,7 +24,6 @@ valid UTF-8, so the frame as returned writes with plain `to_parquet`, `to_csv`, 
 | `folder_display`, `folder_path` | the folder holding the logs, printable (undecodable bytes as `\\xNN`, control characters escaped; the same text in both) |
 | `folder_path_bytes` | the folder's exact path, as bytes (`os.fsencode`; `os.fsdecode` gives the str `os` functions take): binary in parquet, a `b'...'` literal in CSV |
 | `agent_outcomes` | the outcome dict of each log (`logs.py`; dropped by `runs_table`, one row each in `agents_table`) |
-| `repetitions` | one dict per repetition: `run_index`, `completion_status`, `raw_score`, `agent_log_count`, `stale_reason` |
 
 `frame.attrs` carries `no_score_policy` and `skipped_folders` (list of {kind, path, reason, path_hex}: the
 printable path and reason, and the exact path's bytes as hex, so the attributes stay JSON as parquet
@@ -43,11 +42,9 @@ from typing import Any
 import pandas as pd
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.collect import collect_runs
+from cogames_lib.mindcraft.collect import collect_columns
 from cogames_lib.mindcraft.discovery import NO_SCORE_POLICIES, as_path_list, validate_analysis_parameters
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text
-from cogames_lib.mindcraft.rows import flatten_run
-from cogames_lib.mindcraft.runs import read_model_name
 from cogames_lib.mindcraft.tasks import load_task_definitions, task_file_paths
 from cogames_lib.outcomes import status_categorical
 from cogames_lib.tables import MINDCRAFT_AGENTS, MINDCRAFT_RUNS, MINDCRAFT_SKIPPED, TableSchema
@@ -55,7 +52,7 @@ from cogames_lib.tables import MINDCRAFT_AGENTS, MINDCRAFT_RUNS, MINDCRAFT_SKIPP
 # The tables' contracts live in `cogames_lib.tables`; the runs frame carries the nested per-run values
 # after its columns.
 RUN_COLUMNS: tuple[str, ...] = MINDCRAFT_RUNS.columns
-NESTED_COLUMNS: tuple[str, ...] = ("agent_outcomes", "repetitions")
+NESTED_COLUMNS: tuple[str, ...] = ("agent_outcomes",)
 AGENT_COLUMNS: tuple[str, ...] = MINDCRAFT_AGENTS.columns
 SKIPPED_COLUMNS: tuple[str, ...] = MINDCRAFT_SKIPPED.columns
 
@@ -70,21 +67,18 @@ def _definitions(
     return load_task_definitions(task_file_paths(as_path_list(task_definitions)))
 
 
-def _typed_frame(
-    rows: list[dict[str, Any]], schema: TableSchema, extra: tuple[str, ...] = ()
-) -> pd.DataFrame:
-    """Rows -> a frame of the schema's columns (then `extra`, as objects), each of its dtype."""
-    columns: dict[str, Any] = {}
-    for column in (*schema.columns, *extra):
-        values = [row.get(column) for row in rows]
+def _typed_frame(columns: Mapping[str, list[Any]], schema: TableSchema) -> pd.DataFrame:
+    """Columns -> a frame, each column of its dtype in `schema` (a column it lacks stays objects)."""
+    typed: dict[str, Any] = {}
+    for column, values in columns.items():
         dtype = schema.dtypes.get(column, "object")
         if dtype == "category":
-            columns[column] = status_categorical(pd.Series(values, dtype=object))
+            typed[column] = status_categorical(pd.Series(values, dtype=object))
         elif dtype == "object":
-            columns[column] = pd.Series(values, dtype=object)
+            typed[column] = pd.Series(values, dtype=object)
         else:  # a logged NaN stays NaN in a plain float column, distinct from no score (NA)
-            columns[column] = pd.Series(pd.array(values, dtype=dtype))
-    return pd.DataFrame(columns)
+            typed[column] = pd.Series(pd.array(values, dtype=dtype))
+    return pd.DataFrame(typed)
 
 
 def aggregate_results(
@@ -100,7 +94,7 @@ def aggregate_results(
     """The `mindcraft_runs` frame (columns in the module docstring) for experiment roots or task folders.
 
     `task_definitions`: task-file paths or folders of them (every `*.json`), or a loaded {task_id:
-    definition} mapping. `workers`: processes; None chooses (all cores above 2,000 logs). Logs larger
+    definition} mapping. `workers`: processes; None chooses (every core above 64 MB of logs). Logs larger
     than `max_log_bytes` are not read (LOG_FILE_ERROR). Raises `ParameterError` for a missing root or
     an unknown policy; never raises on log content.
     """
@@ -109,16 +103,16 @@ def aggregate_results(
     if workers is not None and workers < 1:
         raise ParameterError(f"workers: must be >= 1, got {workers}")
     definitions = _definitions(task_definitions)
-    runs, skipped = collect_runs(
-        roots, definitions, workers=workers, progress=progress, max_bytes=max_log_bytes
+    columns, skipped = collect_columns(
+        roots,
+        definitions,
+        model_name=model_name,
+        no_score_policy=no_score_policy,
+        workers=workers,
+        progress=progress,
+        max_bytes=max_log_bytes,
     )
-    model_by_root: dict[str, str | None] = {}
-    for run in runs:  # results.txt is read once per experiment, here rather than per folder
-        root = run["experiment_path"]
-        if root not in model_by_root:
-            model_by_root[root] = model_name if model_name is not None else read_model_name(root)
-        run["model_name"] = model_by_root[root]
-    frame = _typed_frame([flatten_run(run, no_score_policy) for run in runs], MINDCRAFT_RUNS, NESTED_COLUMNS)
+    frame = _typed_frame(columns, MINDCRAFT_RUNS)
     frame.attrs["no_score_policy"] = no_score_policy
     frame.attrs["skipped_folders"] = [
         {
@@ -148,22 +142,20 @@ def agents_table(runs: pd.DataFrame) -> pd.DataFrame:
         context = dict(zip(keys, run[: len(keys)], strict=True))
         for outcome in run.agent_outcomes:
             rows.append({**outcome, **context, "parsing_errors": " | ".join(outcome["parsing_errors"])})
-    return _typed_frame(rows, MINDCRAFT_AGENTS)
+    return _typed_frame({column: [row[column] for row in rows] for column in AGENT_COLUMNS}, MINDCRAFT_AGENTS)
 
 
 def skipped_table(runs: pd.DataFrame) -> pd.DataFrame:
     """The `mindcraft_skipped` table: every folder or file under the roots that was not analysed, and why."""
-    rows = [
-        {
-            "kind": item["kind"],
-            "path_display": item["path"],
-            "reason": item["reason"],
-            "path": item["path"],
-            "path_bytes": bytes.fromhex(item["path_hex"]),
-        }
-        for item in runs.attrs.get("skipped_folders", [])
-    ]
-    return _typed_frame(rows, MINDCRAFT_SKIPPED)
+    items = runs.attrs.get("skipped_folders", [])
+    columns = {
+        "kind": [item["kind"] for item in items],
+        "path_display": [item["path"] for item in items],
+        "reason": [item["reason"] for item in items],
+        "path": [item["path"] for item in items],
+        "path_bytes": [bytes.fromhex(item["path_hex"]) for item in items],
+    }
+    return _typed_frame(columns, MINDCRAFT_SKIPPED)
 
 
 __all__ = [

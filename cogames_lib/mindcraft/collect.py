@@ -1,9 +1,11 @@
-"""Experiment roots -> per-run dicts (`collect_runs`): walk, parse, combine, mark stale copies.
+"""Experiment roots -> the columns of the runs table (`collect_columns`): walk, parse, combine, mark copies.
 
 1. A sorted serial walk finds every task and its logs (`discovery.find_task_units`).
 2. The tasks are parsed in chunks, here or on `workers` processes (`cogames_lib.parallel.FanOut`, the
-   project's one fan-out); results come back in task order, so they never depend on the worker count.
-3. Logs that are byte-identical copies across tasks are marked stale and their runs rebuilt (`stale.py`).
+   project's one fan-out); each chunk comes back as the table's columns (`rows.run_columns`: no dict per
+   run is kept or sent between processes), in task order, so the result never depends on the worker count.
+3. Logs that are byte-identical copies across tasks are marked stale and their rows rebuilt (`stale.py`);
+   the model of each experiment is read from its `results.txt` once.
 
 Workers: `None` chooses: this process alone for small trees, every core once the walk found more than
 `AUTO_PARALLEL_BYTES` of logs (a pool's start and the results' trip back cost more than they save below
@@ -17,15 +19,23 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.discovery import SkippedFolder, TaskUnit, as_path_list, find_task_units
-from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES
-from cogames_lib.mindcraft.runs import build_run, read_unit
+from cogames_lib.mindcraft.discovery import (
+    SkippedFolder,
+    TaskUnit,
+    as_path_list,
+    experiment_folder,
+    find_task_units,
+)
+from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, valid_text
+from cogames_lib.mindcraft.rows import run_columns
+from cogames_lib.mindcraft.runs import build_run, read_model_name, read_unit
 from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale
 from cogames_lib.mindcraft.tasks import task_definition_metrics
 from cogames_lib.parallel import FanOut
 
 AUTO_PARALLEL_BYTES = 64 * 1024 * 1024
 CHUNKS_PER_WORKER = 8  # more chunks even out tasks of unequal size; each costs a round trip
+SERIAL_CHUNK = 500  # tasks a chunk in one process: only the progress bar sees chunks there
 
 
 class ParseJob(NamedTuple):
@@ -34,10 +44,11 @@ class ParseJob(NamedTuple):
     units: list[TaskUnit]
     definitions: Mapping[str, Any]
     max_bytes: int
+    no_score_policy: str
 
 
-def parse_units(job: ParseJob) -> list[dict[str, Any]]:
-    """The per-run dict of every unit of a job, in order (the fan-out's task)."""
+def parse_units(job: ParseJob) -> dict[str, list[Any]]:
+    """The runs-table columns of a chunk of task units, in order (the fan-out's task)."""
     metrics: dict[str, dict[str, Any]] = {}  # a task id recurs in every experiment: its metrics, once
     runs = []
     for unit in job.units:
@@ -56,18 +67,17 @@ def parse_units(job: ParseJob) -> list[dict[str, Any]]:
                 ignored_files=unit.ignored,
             )
         )
-    return runs
+    return run_columns(runs, job.no_score_policy)
 
 
 def _jobs(
-    units: list[TaskUnit], definitions: Mapping[str, Any], count: int, max_bytes: int
+    units: list[TaskUnit], definitions: Mapping[str, Any], size: int, max_bytes: int, policy: str
 ) -> list[ParseJob]:
-    size = max(1, -(-len(units) // count))
     jobs = []
     for start in range(0, len(units), size):
         chunk = units[start : start + size]
         needed = {unit.task_id: definitions[unit.task_id] for unit in chunk if unit.task_id in definitions}
-        jobs.append(ParseJob(chunk, needed, max_bytes))
+        jobs.append(ParseJob(chunk, needed, max_bytes, policy))
     return jobs
 
 
@@ -82,14 +92,42 @@ def _log_bytes(units: list[TaskUnit]) -> int:
     return total
 
 
-def collect_runs(
+def _mark_copies(
+    columns: dict[str, list[Any]], units: list[TaskUnit], definitions: Mapping[str, Any], policy: str
+) -> None:
+    """Rebuild the rows of tasks holding a log that is a byte-identical copy of another task's log."""
+    paths = [[log.path for log in unit.logs] for unit in units]
+    marks = find_identical_copies(columns["agent_outcomes"], paths, [unit.folder for unit in units])
+    for row in sorted({row for row, _ in marks}):
+        unit = units[row]
+        outcomes = [
+            mark_stale(outcome, marks[row, position]) if (row, position) in marks else outcome
+            for position, outcome in enumerate(columns["agent_outcomes"][row])
+        ]
+        run = build_run(
+            unit.task_id,
+            unit.folder,
+            unit.layout,
+            outcomes,
+            definitions.get(unit.task_id),
+            ignored_files=unit.ignored,
+        )
+        for column, values in run_columns([run], policy).items():
+            columns[column][row] = values[0]
+
+
+def collect_columns(
     roots: list[str],
     definitions: Mapping[str, Any],
+    *,
+    model_name: str | None = None,
+    no_score_policy: str = "failure",
     workers: int | None = 1,
     progress: bool = False,
     max_bytes: int = DEFAULT_MAX_LOG_BYTES,
-) -> tuple[list[dict[str, Any]], list[SkippedFolder]]:
-    """(per-run dicts, skipped entries) for roots, in walk order; identical for any number of workers."""
+) -> tuple[dict[str, list[Any]], list[SkippedFolder]]:
+    """({column: values} of the runs table, skipped entries) for roots, in walk order; identical for any
+    number of workers. `model_name` None reads each experiment's `results.txt`."""
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ParameterError(f"workers: must be >= 1 (or None for automatic), got {workers}")
     if max_bytes < 1:
@@ -97,10 +135,8 @@ def collect_runs(
     units, skipped = find_task_units(roots)
     if workers is None:
         workers = (os.cpu_count() or 1) if _log_bytes(units) > AUTO_PARALLEL_BYTES else 1
-    # one process: chunks only move the progress bar; a pool: a few chunks per worker
-    count = CHUNKS_PER_WORKER * workers if workers > 1 else max(1, len(units) // 500)
-    jobs = _jobs(units, definitions, count, max_bytes)
-    runs: list[dict[str, Any]] = []
+    size = -(-len(units) // (CHUNKS_PER_WORKER * workers)) if workers > 1 else SERIAL_CHUNK
+    columns = run_columns([], no_score_policy)
     with FanOut(
         workers=workers,
         progress=progress,
@@ -108,29 +144,19 @@ def collect_runs(
         unit="log",
         total=sum(len(unit.logs) for unit in units),
     ) as fan:
-        for chunk_runs in fan.map(
-            parse_units, jobs, lambda job, _: sum(len(unit.logs) for unit in job.units)
-        ):
-            runs += chunk_runs
-    marks = find_identical_copies(runs, [[log.path for log in unit.logs] for unit in units])
-    for run_position in sorted({run for run, _ in marks}):
-        run = runs[run_position]
-        outcomes = [
-            mark_stale(outcome, marks[(run_position, position)])
-            if (run_position, position) in marks
-            else outcome
-            for position, outcome in enumerate(run["agent_outcomes"])
-        ]
-        runs[run_position] = build_run(
-            run["task_id"],
-            run["folder_path"],
-            run["layout"],
-            outcomes,
-            definitions.get(run["task_id"]),
-            metrics=run["task_definition_metrics"],
-            ignored_files=run["ignored_files"],
-        )
-    return runs, skipped
+        jobs = _jobs(units, definitions, max(1, size), max_bytes, no_score_policy)
+        for chunk in fan.map(parse_units, jobs, lambda job, _: sum(len(unit.logs) for unit in job.units)):
+            for column, values in chunk.items():
+                columns[column] += values
+    _mark_copies(columns, units, definitions, no_score_policy)
+    models: dict[str, str | None] = {}
+    for unit in units:  # results.txt is read once per experiment
+        experiment = experiment_folder(unit.folder, unit.layout)
+        if experiment not in models:
+            model = model_name if model_name is not None else read_model_name(experiment)
+            models[experiment] = None if model is None else valid_text(model)
+    columns["model_name"] = [models[experiment_folder(unit.folder, unit.layout)] for unit in units]
+    return columns, skipped
 
 
 def find_task_folders(

@@ -85,6 +85,12 @@ class TaskUnit(NamedTuple):
     ignored: tuple[str, ...] = ()  # file names beside the logs that are no agent log
 
 
+def experiment_folder(folder: str, layout: str) -> str:
+    """The experiment folder of a task's logs: the task folder's parent; the folder itself for per_run and
+    flat, whose units name the experiment folder."""
+    return folder if layout in ("per_run", "flat") else folder.rpartition(os.sep)[0]
+
+
 class FolderScan(NamedTuple):
     """One `os.scandir` of a folder, decided: tasks found, folders to walk, things skipped."""
 
@@ -146,15 +152,21 @@ def scan_folder(
         with os.scandir(path) as entries:
             for entry in entries:
                 entry_name, read_path = entry.name, entry.path
-                if entry_name.startswith("."):  # .gitkeep, .DS_Store: never evidence either way
+                if entry.is_file(follow_symlinks=False):  # nearly every entry: d_type answers, no stat
+                    if match := AGENT_LOG_NAME.match(
+                        entry_name
+                    ):  # the usual log, in as few steps as possible
+                        current.append(LogFile(entry_name, match[1], int(match[2]), read_path))
+                        continue
+                elif entry_name.startswith("."):  # .gitkeep, .DS_Store: never evidence either way
                     continue
-                if entry.is_dir(follow_symlinks=False):
+                elif entry.is_dir(follow_symlinks=False):
                     if _looks_like_log(entry_name):
                         skipped.append(SkippedFolder(read_path, "a directory named like a log"))
                     else:
                         subfolders.append((entry_name, None))
                     continue
-                if entry.is_symlink():
+                elif entry.is_symlink():
                     want_dir = entry.is_dir()
                     if not want_dir and not _looks_like_log(entry_name):
                         others.append(entry_name)  # never followed: its name says it is no log
@@ -164,20 +176,22 @@ def scan_folder(
                         skipped.append(SkippedFolder(read_path, reason, "folder" if want_dir else "file"))
                     elif want_dir:
                         subfolders.append((entry_name, real))
-                    else:
-                        read_path = real
                     if real is None or want_dir:
                         continue
-                elif not entry.is_file(follow_symlinks=False):
+                    read_path = real
+                else:
                     skipped.append(SkippedFolder(read_path, f"{_entry_kind(entry)}, not read", "file"))
                     continue
-                if match := AGENT_LOG_NAME.match(entry_name):
-                    current.append(LogFile(entry_name, match["agent"], int(match["run"]), read_path))
+                if entry_name.startswith("."):
+                    continue
+                if match := AGENT_LOG_NAME.match(entry_name):  # a symlinked log
+                    current.append(LogFile(entry_name, match[1], int(match[2]), read_path))
                 elif match := PER_RUN_LOG_NAME.match(entry_name):
-                    per_run.append(LogFile(entry_name, match["agent"], 0, read_path))
+                    per_run.append(LogFile(entry_name, match[1], 0, read_path))
                 elif match := FLAT_LOG_NAME.match(entry_name):
-                    log = LogFile(entry_name, match["agent"], int(match["run"]), read_path)
-                    flat.setdefault(match["task"], []).append(log)
+                    flat.setdefault(match["task"], []).append(
+                        LogFile(entry_name, match["agent"], int(match["run"]), read_path)
+                    )
                 else:
                     others.append(entry_name)
     except OSError as error:

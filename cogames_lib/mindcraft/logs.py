@@ -24,16 +24,15 @@ Outcome dict keys (one row of the `mindcraft_agents` table; every text is valid 
 | `task_start_ms` | the log's `taskStart` (ms since the epoch; None when absent): the stale-log check compares it |
 | `stale_reason` | why the log was judged stale (copied from another task; see `stale.py`), else None |
 
-Decoding. msgspec reads the log typed to its shape: the `turns` list (each turn's `role`, its `content`
-kept as raw JSON bytes) and `taskStart`; every other field is skipped but still checked as JSON, so a
-truncated or corrupt log is refused. Only a system turn's content that may hold a verdict (the bytes hold
-a verdict phrase, `verdicts.VERDICT_PHRASES`, or an escape that could spell one) is decoded. Real logs are
-whole LLM conversations (tens to hundreds of KB): on the benchmark's realistic tree this reads a log in
-about a third of the time `json.load` takes (docs/mindcraft.md, "Speed"). msgspec does not check UTF-8
-(checked first when the bytes are not ASCII) and refuses what Python's json accepts (`NaN`, a byte-order
-mark, lone-surrogate escapes such as `\\ud83d` from broken emoji, a turn that is no object): such a log
-goes to the standard library, the reference reader, which also words every error. A hypothesis test
-pins both readers to the same outcome.
+Decoding. msgspec reads the log typed to its shape: the `turns` list, each turn told apart by its
+`role` (only a system turn can hold a verdict, so only its `content` is decoded; the others are skipped)
+and `taskStart`; every other field is skipped too, but still checked as JSON, so a truncated or corrupt
+log is refused. Real logs are whole LLM conversations (tens to hundreds of KB): this reads them in well
+under half the time `json.load` takes (docs/mindcraft.md, "Speed"). msgspec does not check UTF-8 (checked
+first when the bytes are not ASCII) and refuses what Python's json accepts (`NaN`, a byte-order mark,
+lone-surrogate escapes such as `\\ud83d` from broken emoji, a turn that is no object or has a role other
+than system, user or assistant): such a log goes to the standard library, the reference reader, which also
+words every error. A hypothesis test pins both readers to the same outcome.
 """
 
 from __future__ import annotations
@@ -55,8 +54,6 @@ from cogames_lib.mindcraft.files import (
 )
 from cogames_lib.mindcraft.verdicts import (
     SCORE_NOTES,
-    VERDICT_ESCAPE,
-    VERDICT_PHRASES,
     classify_verdict,
     find_verdict,
     infer_score_scale,
@@ -69,9 +66,19 @@ _NO_SCORE = CompletionStatus.NO_SCORE_LOGGED.value
 _LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
 
 
-class _Turn(msgspec.Struct, gc=False):
-    role: Any = None
+class _SystemTurn(msgspec.Struct, tag_field="role", tag="system", gc=False):
+    content: Any = None
+
+
+class _UserTurn(msgspec.Struct, tag_field="role", tag="user", gc=False):
+    content: msgspec.Raw = msgspec.Raw(b"null")  # skipped, still checked as JSON
+
+
+class _AssistantTurn(msgspec.Struct, tag_field="role", tag="assistant", gc=False):
     content: msgspec.Raw = msgspec.Raw(b"null")
+
+
+_Turn = _SystemTurn | _UserTurn | _AssistantTurn
 
 
 class _Log(msgspec.Struct, gc=False):
@@ -135,9 +142,10 @@ def _outcome(
     }
 
 
-def _fast_read(data: bytes, may_hold_verdict: bool, escaped: bool) -> tuple[Any, Any, list[Any]] | None:
-    """(turns, taskStart, system contents from the last turn back) read by msgspec, or None when msgspec
-    cannot judge the log (the standard library then reads it). turns is UNSET without a `turns` list."""
+def _fast_read(data: bytes) -> tuple[Any, Any, list[Any]] | None:
+    """(turns, taskStart, system-turn contents from the last turn back) read by msgspec, or None when
+    msgspec cannot judge the log (the standard library then reads it). turns is UNSET without a
+    `turns` list."""
     if not data.isascii():
         try:  # msgspec does not check UTF-8
             data.decode("utf-8")
@@ -148,18 +156,9 @@ def _fast_read(data: bytes, may_hold_verdict: bool, escaped: bool) -> tuple[Any,
     except (msgspec.MsgspecError, RecursionError):
         return None
     turns, start = (document, None) if type(document) is list else (document.turns, document.taskStart)
-    contents: list[Any] = []
-    if may_hold_verdict and turns is not msgspec.UNSET:
-        for turn in reversed(turns):
-            if turn.role != "system":
-                continue
-            raw = bytes(turn.content)
-            if escaped or any(phrase in raw for phrase in VERDICT_PHRASES):
-                try:
-                    contents.append(json.loads(raw))
-                except RecursionError:
-                    return None
-    return turns, start, contents
+    if turns is msgspec.UNSET:
+        return turns, start, []
+    return turns, start, [turn.content for turn in reversed(turns) if type(turn) is _SystemTurn]
 
 
 def _standard_read(data: bytes) -> tuple[Any, Any, list[Any], list[str]] | str:
@@ -197,8 +196,7 @@ def outcome_from_bytes(
     size = len(data)
     if size == 0:
         return error_outcome(file_name, agent, run, "empty file", 0)
-    escaped = VERDICT_ESCAPE in data  # a JSON escape could spell a verdict phrase
-    fast = _fast_read(data, escaped or any(phrase in data for phrase in VERDICT_PHRASES), escaped)
+    fast = _fast_read(data)
     if fast is not None:
         turns, start, contents = fast
         errors: list[str] = []

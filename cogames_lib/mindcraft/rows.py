@@ -1,14 +1,15 @@
-"""Per-run dicts -> rows of the runs table (`flatten_run`) and the `end_reason` column.
+"""Per-run dicts -> the columns of the runs table (`run_columns`), `end_reason` among them.
 
 Every text in a row is valid UTF-8: names from the file system are shown printable (`files.display_text`:
 undecodable bytes as `\\xNN`, control characters escaped), text from inside logs escaped where it holds
 lone surrogates (`files.valid_text`), and the folder's exact path is kept as bytes (`folder_path_bytes`).
+Columns, not rows: a list per column is built in one pass over the runs, without a dict per row.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cogames_lib.mindcraft.files import display_text, valid_text
@@ -59,39 +60,43 @@ def end_reason(run: Mapping[str, Any]) -> str:
     return "unreadable"
 
 
-def flatten_run(run: Mapping[str, Any], no_score_policy: str) -> dict[str, Any]:
-    """One `mindcraft_runs` row from a per-run dict, with the nested `agent_outcomes` (the outcome dicts)
-    and `repetitions` (one dict per repetition, `run_index` first) after it."""
-    metrics = run["task_definition_metrics"]
-    status = run["overall_completion_status"]
-    excluded = no_score_policy == "exclude" and status in NO_VERDICT_STATUSES
+def run_columns(runs: Sequence[Mapping[str, Any]], no_score_policy: str) -> dict[str, list[Any]]:
+    """The `mindcraft_runs` columns (`tables.MINDCRAFT_RUNS`, in order) of per-run dicts, then the nested
+    `agent_outcomes` (the outcome dicts of each run's logs)."""
+    metrics = [run["task_definition_metrics"] for run in runs]
+    exclude = no_score_policy == "exclude"
+    folders = [display_text(run["folder_path"]) for run in runs]
     return {
-        "experiment": display_text(run["experiment"]),
-        "model_name": None if run["model_name"] is None else valid_text(run["model_name"]),
-        "task_id": display_text(run["task_id"]),
-        "task_type": run["task_type"],
-        "layout": run["layout"],
-        "agent_count": run["agent_count"],
-        "expected_agent_count": metrics.get("expected_agent_count"),
-        "expected_agent_count_mismatch": run["expected_agent_count_mismatch"],
-        "total_agent_logs_found": run["total_agent_logs_found"],
-        "repetition_count": len(run["repetitions"]),
-        "successful_repetitions": sum(
-            1 for rep in run["repetitions"].values() if rep["completion_status"] == S.SUCCESS
-        ),
-        "overall_completion_status": status,
-        "overall_is_successful": run["overall_is_successful"],
-        "overall_raw_score": run["overall_raw_score"],
-        "success_for_rate": None if excluded else run["overall_is_successful"],
-        "end_reason": end_reason(run),
-        "stale_log_count": run["stale_log_count"],
-        "has_task_definition": run["has_task_definition"],
-        "score_scale": run["score_scale"],
-        **{column: metrics.get(column) for column in METRIC_COLUMNS},
-        "ignored_files": display_text(";".join(run["ignored_files"])),
-        "folder_display": display_text(run["folder_path"]),
-        "folder_path": display_text(run["folder_path"]),
-        "folder_path_bytes": os.fsencode(run["folder_path"]),
-        "agent_outcomes": run["agent_outcomes"],
-        "repetitions": [{"run_index": index, **rep} for index, rep in run["repetitions"].items()],
+        "experiment": [display_text(run["experiment"]) for run in runs],
+        "model_name": [None if run["model_name"] is None else valid_text(run["model_name"]) for run in runs],
+        "task_id": [display_text(run["task_id"]) for run in runs],
+        "task_type": [run["task_type"] for run in runs],
+        "layout": [run["layout"] for run in runs],
+        "agent_count": [run["agent_count"] for run in runs],
+        "expected_agent_count": [values.get("expected_agent_count") for values in metrics],
+        "expected_agent_count_mismatch": [run["expected_agent_count_mismatch"] for run in runs],
+        "total_agent_logs_found": [run["total_agent_logs_found"] for run in runs],
+        "repetition_count": [len(run["repetitions"]) for run in runs],
+        "successful_repetitions": [
+            sum(rep["completion_status"] == S.SUCCESS for rep in run["repetitions"].values()) for run in runs
+        ],
+        "overall_completion_status": [run["overall_completion_status"] for run in runs],
+        "overall_is_successful": [run["overall_is_successful"] for run in runs],
+        "overall_raw_score": [run["overall_raw_score"] for run in runs],
+        "success_for_rate": [
+            None
+            if exclude and run["overall_completion_status"] in NO_VERDICT_STATUSES
+            else run["overall_is_successful"]
+            for run in runs
+        ],
+        "end_reason": [end_reason(run) for run in runs],
+        "stale_log_count": [run["stale_log_count"] for run in runs],
+        "has_task_definition": [run["has_task_definition"] for run in runs],
+        "score_scale": [run["score_scale"] for run in runs],
+        **{column: [values.get(column) for values in metrics] for column in METRIC_COLUMNS},
+        "ignored_files": [display_text(";".join(run["ignored_files"])) for run in runs],
+        "folder_display": folders,
+        "folder_path": list(folders),  # the same text, in its own list
+        "folder_path_bytes": [os.fsencode(run["folder_path"]) for run in runs],
+        "agent_outcomes": [run["agent_outcomes"] for run in runs],
     }

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.discovery import RESULTS_FILE, TaskUnit, scan_folder
+from cogames_lib.mindcraft.discovery import RESULTS_FILE, TaskUnit, experiment_folder, scan_folder
 from cogames_lib.mindcraft.files import (
     DEFAULT_MAX_LOG_BYTES,
     RESULTS_FILE_MAX_BYTES,
@@ -134,29 +134,20 @@ def build_run(
     model_name: str | None = None,
     *,
     metrics: dict[str, Any] | None = None,
-    ignored_files: tuple[str, ...] | list[str] = (),
+    ignored_files: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Per-run dict (keys in the module docstring) of a task's log outcomes, found in `folder`.
 
     The experiment is the folder itself for the `flat` and `per_run` layouts (their logs sit in or
     below it), else the folder's parent.
     """
-    experiment_root = folder if layout in ("flat", "per_run") else folder.rpartition(os.sep)[0]
+    experiment_root = experiment_folder(folder, layout)
     task_type = task_type_of(task_id, task_definition)
     scale = _score_scale(task_type, outcomes)
-    if any(outcome["score_scale"] != scale for outcome in outcomes):
-        outcomes = [rescale_outcome(outcome, scale) for outcome in outcomes]
-    if len(outcomes) > 1:  # one log cannot be stale by its start time
-        outcomes = mark_skewed(outcomes)
-
+    outcomes = mark_skewed([rescale_outcome(outcome, scale) for outcome in outcomes])
     by_run: dict[int, list[dict[str, Any]]] = {}
-    agents = set()
-    stale_count = 0
-    for outcome in outcomes:  # one pass: repetitions, distinct agents, stale logs
+    for outcome in outcomes:
         by_run.setdefault(outcome["run_index"], []).append(outcome)
-        agents.add(outcome["agent_name"])
-        if outcome["stale_reason"]:
-            stale_count += 1
     repetitions = {run_index: _combine_agents(by_run[run_index]) for run_index in sorted(by_run)}
     best = _best_repetition(repetitions)
     status = best["completion_status"] if best else _NO_SCORE
@@ -164,7 +155,7 @@ def build_run(
     if metrics is None:
         metrics = task_definition_metrics(task_id, task_definition)
     expected = metrics.get("expected_agent_count")
-    observed = len(agents)
+    observed = len({outcome["agent_name"] for outcome in outcomes})
     return {
         "task_id": task_id,
         "folder_path": folder,
@@ -187,7 +178,7 @@ def build_run(
         "has_task_definition": task_definition is not None,
         "score_scale": scale,
         "ignored_files": list(ignored_files),
-        "stale_log_count": stale_count,
+        "stale_log_count": sum(1 for outcome in outcomes if outcome["stale_reason"]),
     }
 
 

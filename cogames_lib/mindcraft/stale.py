@@ -88,15 +88,16 @@ def _same_bytes(first: str, second: str) -> bool:
 
 
 def find_identical_copies(
-    runs: Sequence[Mapping[str, Any]], paths: Sequence[Sequence[str]]
+    outcomes: Sequence[Sequence[Mapping[str, Any]]], paths: Sequence[Sequence[str]], folders: Sequence[str]
 ) -> dict[tuple[int, int], str]:
-    """{(run position, outcome position): reason} for logs byte-identical to a log of another task.
+    """{(task position, log position): reason} for logs byte-identical to a log of another task.
 
-    `paths[r][i]` is the file the outcome `runs[r]["agent_outcomes"][i]` was read from.
+    `outcomes[t]` are the log outcomes of task t, found in `folders[t]`; `paths[t][i]` is the file
+    `outcomes[t][i]` was read from.
     """
     candidates: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
-    for run_position, run in enumerate(runs):
-        for position, outcome in enumerate(run["agent_outcomes"]):
+    for run_position, run_outcomes in enumerate(outcomes):
+        for position, outcome in enumerate(run_outcomes):
             if outcome["file_size_bytes"] and outcome["agent_log_processed"]:
                 # a copy has the same size, start time and turn count; the bytes decide below
                 key = (outcome["file_size_bytes"], outcome["task_start_ms"], outcome["turn_count"])
@@ -113,16 +114,14 @@ def find_identical_copies(
             continue
         fits = []
         for run_position, position in identical:
-            outcomes = runs[run_position]["agent_outcomes"]
-            me = outcomes[position]
-            skew = skew_seconds(me, [o for o in outcomes if o["run_index"] == me["run_index"]])
+            me = outcomes[run_position][position]
+            partners = [o for o in outcomes[run_position] if o["run_index"] == me["run_index"]]
+            skew = skew_seconds(me, partners)
             fits.append(skew is not None and abs(skew) <= STALE_START_SKEW_S)
         for place, fitting in zip(identical, fits, strict=True):
             if fitting and sum(fits) == 1:
                 continue  # the original: its partners started with it
-            others = sorted(
-                display_text(runs[other[0]]["folder_path"]) for other in identical if other != place
-            )
+            others = sorted(display_text(folders[other[0]]) for other in identical if other != place)
             stale[place] = f"byte-identical to a log in {others[0]}" + (
                 f" (and {len(others) - 1} more)" if len(others) > 1 else ""
             )

@@ -37,12 +37,6 @@ LEGACY_VERDICTS: dict[str, tuple[CompletionStatus, float | None]] = {
     "No other agents found": (CompletionStatus.FAILED_SCORE_ZERO, 0.0),
 }
 
-# Cheap byte-level pre-check: a log (or a turn's raw content) whose bytes hold no verdict phrase cannot hold
-# a verdict, so its text is never decoded (the common case: every agent but the one that logged the score).
-# Every score line holds "Task ended", every legacy line " ended with code". JSON could only hide one behind
-# a `\u00XX` escape of one of their characters.
-VERDICT_PHRASES: tuple[bytes, ...] = (b"Task ended", b" ended with code")
-VERDICT_ESCAPE = b"\\u00"
 # The notes `classify_verdict` adds (dropped when a log is classified again under another scale)
 SCORE_NOTES: tuple[str, ...] = ("score ",)  # "score line holds no usable number ...", "score ... clipped"
 

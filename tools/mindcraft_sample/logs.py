@@ -112,3 +112,78 @@ def make_agent_log(
     if shape == "non_utf8":
         return data.replace(b"Working with", "Travaillé avec".encode("latin-1"), 1)
     return data
+
+
+# --- long conversations (the benchmark's realistic tree) -----------------------------------------------
+
+ASSISTANT_LINES: tuple[str, ...] = (
+    "Let me check what I have first. !inventory",
+    'I\'ll gather the wood we need, then meet you at the crafting table. !collectBlocks("oak_log", 4)',
+    "I don't have the recipe for {item}, could you send me the ingredients? I can craft the rest.",
+    "Okay, I recommended splitting the work: you mine the iron and I'll smelt it once the furnace is up.",
+    'Going to you now. !goToPlayer("{other}", 3)',
+    "I think the plan has to change: the chest is empty and we extended the search twice already.",
+    'Crafting the planks now. !craftRecipe("oak_planks", 2)',
+    'Here you go! !givePlayer("{other}", "{item}", 1)',
+    'Hmm, that didn\'t work. Let me search nearby for a crafting table. !searchForBlock("crafting_table", 32)',
+)
+CODE_OUTPUTS: tuple[str, ...] = (
+    "Code output:\nCollected 4 oak_log.\n",
+    "Code output:\nYou have reached {other}.\n",
+    "Code output:\nSuccessfully crafted oak_planks, you now have 8 oak_planks.\n",
+    "Code output:\nCould not find any crafting_table in 32 blocks.\n",
+    "INVENTORY\n- oak_planks: 8\n- stick: 4\n- {item}: 1\n- wheat: 3\n- cobblestone: 17\nWEARING: Nothing\n",
+    "STATS\n- Position: x: 12.50, y: 64.00, z: -31.50\n- Gamemode: survival\n- Health: 20 / 20\n"
+    "- Hunger: 18 / 20\n- Biome: plains\n- Weather: Clear\n- Time: Morning\n- Current Action: Idle\n",
+    "Agent action stopped: the requested item is not in your inventory \u2014 try !inventory first. \u00e9t\u00e9 \U0001f642\n",
+)
+
+
+def _long_text(rng: random.Random, lines: tuple[str, ...], size: int, other: str, item: str) -> str:
+    parts: list[str] = []
+    length = 0
+    while length < size:
+        part = rng.choice(lines).format(other=other, item=item)
+        parts.append(part)
+        length += len(part) + 1
+    return "\n".join(parts)
+
+
+def make_conversation_log(
+    agent: str,
+    partner: str,
+    item: str,
+    rng: random.Random,
+    verdict: tuple[Any, ...] | None,
+    size_bytes: int,
+    task_start_ms: int,
+) -> bytes:
+    """A SYNTHETIC log of about `size_bytes` shaped like a whole LLM conversation: a long system prompt,
+    then user, assistant and system turns (chat, commands, code output, inventories; a little non-ASCII)
+    of 100 bytes to a few KB each, written as Mindcraft writes it (`JSON.stringify(data, null, 2)`:
+    indented, UTF-8 unescaped), the verdict last."""
+    prompt = _long_text(rng, ASSISTANT_LINES + CODE_OUTPUTS, 3000, partner, item)
+    turns: list[dict[str, str]] = [
+        {"role": "system", "content": f"You are {agent}, a Minecraft bot.\n{prompt}"}
+    ]
+    length = len(prompt)
+    while length < size_bytes:
+        role = rng.choice(("user", "assistant", "assistant", "system"))
+        if role == "system":
+            content = _long_text(rng, CODE_OUTPUTS, rng.randint(60, 3000), partner, item)
+        elif role == "user":
+            content = f"{partner}: " + _long_text(rng, ASSISTANT_LINES, rng.randint(60, 600), agent, item)
+        else:
+            content = _long_text(rng, ASSISTANT_LINES, rng.randint(100, 2000), partner, item)
+        turns.append({"role": role, "content": content})
+        length += len(content) + 40
+    turns.extend(verdict_turns(verdict))
+    document = {
+        "memory": f"I am {agent}. Working with {partner} on {item}; the plan is to split the crafting.",
+        "turns": turns,
+        "self_prompting_state": 0,
+        "self_prompt": None,
+        "taskStart": task_start_ms,
+        "last_sender": partner,
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2).encode()
