@@ -26,6 +26,7 @@ Nothing is ever written; listings are sorted, so the order never depends on the 
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -131,8 +132,12 @@ def _entry_kind(entry: os.DirEntry[str]) -> str:
         return f"unreadable ({error.strerror or error})"
 
 
+_RUN_ORDER = operator.attrgetter("run", "agent", "file_name")  # logs in a unit: by run, then agent
+_WALK_ORDER = operator.itemgetter(0, 1)  # (root, names below it), then the place in the folder
+
+
 def _by_run(logs: list[LogFile]) -> tuple[LogFile, ...]:
-    return tuple(sorted(logs, key=lambda log: (log.run, log.agent, log.file_name)))
+    return tuple(sorted(logs, key=_RUN_ORDER))
 
 
 def scan_folder(
@@ -273,7 +278,9 @@ def find_task_units(roots: Sequence[str]) -> tuple[list[TaskUnit], list[SkippedF
     first (the shallower one, then the first in walk order) is the one analysed.
     """
     walked: dict[str, str] = {}  # real path -> the path it is walked under
-    found: list[tuple[Folder, int, TaskUnit]] = []
+    found: list[
+        tuple[tuple[int, tuple[str, ...]], int, TaskUnit]
+    ] = []  # (walk key, place in its folder, unit)
     skipped: list[tuple[Folder, SkippedFolder]] = []
     level: list[Folder] = []
     for index, root in enumerate(roots):
@@ -283,8 +290,10 @@ def find_task_units(roots: Sequence[str]) -> tuple[list[TaskUnit], list[SkippedF
         following: list[Folder] = []
         for folder in level:
             scan = scan_folder(folder.path, folder.depth, folder.layout_hint, folder.allowed)
-            found += [(folder, number, unit) for number, unit in enumerate(scan.units)]
-            skipped += [(folder, item) for item in scan.skipped]
+            for number, unit in enumerate(scan.units):
+                found.append(((folder.root, folder.parts), number, unit))
+            for item in scan.skipped:
+                skipped.append((folder, item))
             hint = "s3_download" if scan.s3_marker else "current"
             for name, link in scan.subfolders:
                 child = Folder(
@@ -298,7 +307,7 @@ def find_task_units(roots: Sequence[str]) -> tuple[list[TaskUnit], list[SkippedF
                 )
                 _enter(child, walked, following, skipped)
         level = following
-    found.sort(key=lambda item: (item[0].root, item[0].parts, item[1]))
+    found.sort(key=_WALK_ORDER)
     skipped.sort(key=lambda item: (item[0].root, item[0].parts, item[1].path))
     return _gather_repetitions([unit for _, _, unit in found]), [item for _, item in skipped]
 

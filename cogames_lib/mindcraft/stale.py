@@ -95,16 +95,18 @@ def find_identical_copies(
     `outcomes[t]` are the log outcomes of task t, found in `folders[t]`; `paths[t][i]` is the file
     `outcomes[t][i]` was read from.
     """
-    candidates: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
+    first: dict[tuple[Any, ...], tuple[int, int]] = {}  # a copy has the same size, start time and turn count
+    candidates: dict[tuple[Any, ...], list[tuple[int, int]]] = {}  # keys met more than once: the bytes decide
     for run_position, run_outcomes in enumerate(outcomes):
         for position, outcome in enumerate(run_outcomes):
             if outcome["file_size_bytes"] and outcome["agent_log_processed"]:
-                # a copy has the same size, start time and turn count; the bytes decide below
                 key = (outcome["file_size_bytes"], outcome["task_start_ms"], outcome["turn_count"])
-                candidates.setdefault(key, []).append((run_position, position))
+                place = first.setdefault(key, (run_position, position))
+                if place != (run_position, position):
+                    candidates.setdefault(key, [place]).append((run_position, position))
     stale: dict[tuple[int, int], str] = {}
     for places in candidates.values():
-        if len({run for run, _ in places}) < 2:  # nearly always: no other task holds such a log
+        if len({run for run, _ in places}) < 2:  # copies within one task are no sign
             continue
         first = places[0]
         identical = [first] + [
