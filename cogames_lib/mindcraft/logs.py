@@ -104,45 +104,9 @@ def error_outcome(
     file_name: str, agent: str | None, run: int | None, reason: str, size: int | None
 ) -> dict[str, Any]:
     """The outcome of a log that could not be read or parsed (LOG_FILE_ERROR with its reason)."""
-    return _outcome(file_name, agent, run, _LOG_FILE_ERROR, [reason], size)
-
-
-def _outcome(
-    file_name: str,
-    agent: str | None,
-    run: int | None,
-    status: str,
-    errors: list[str],
-    size: int | None,
-    *,
-    raw: float | None = None,
-    logged: float | None = None,
-    scale: float | None = None,
-    kind: str | None = None,
-    score_lines: int = 0,
-    message: str | None = None,
-    turn_count: int | None = None,
-    start: Any = None,
-) -> dict[str, Any]:
-    return {
-        "file_name": display_text(file_name),
-        "agent_name": agent,
-        "run_index": run,
-        "completion_status": status,
-        "raw_score": raw,
-        "logged_score": logged,
-        "score_scale": scale,
-        "verdict_source": None if kind is None else ("score" if kind == "score" else "legacy"),
-        "score_lines_found": score_lines,
-        "final_system_message": None if message is None else valid_text(message),
-        "turn_count": turn_count,
-        "agent_log_processed": status != _LOG_FILE_ERROR,
-        "parsing_errors": errors,
-        "file_size_bytes": size,
-        # a time is a number; bool is no time, and NaN (start != start) neither
-        "task_start_ms": start if type(start) in (int, float) and start == start else None,
-        "stale_reason": None,
-    }
+    outcome = _judged(file_name, agent, run, (), None, [reason], size, None, None)
+    outcome.update(completion_status=_LOG_FILE_ERROR, score_scale=None, agent_log_processed=False)
+    return outcome
 
 
 def _fast_read(data: bytes) -> tuple[Any, Any, list[Any]] | None:
@@ -218,37 +182,37 @@ def _judged(
     agent: str | None,
     run: int | None,
     contents: Iterable[Any],
-    turn_count: int,
+    turn_count: int | None,
     errors: list[str],
-    size: int,
+    size: int | None,
     start: Any,
     score_scale: float | None,
 ) -> dict[str, Any]:
+    """The outcome dict of a log read whole: its verdict, if any, from its system-turn contents."""
     kind, message, logged, score_lines = find_verdict(contents)
     if score_lines > 1:
         errors.append(f"{score_lines} score lines; the last one counts")
     scale = score_scale if score_scale is not None else infer_score_scale(logged)
-    if kind is None:
-        status, raw = _NO_SCORE, None
-    else:
-        verdict_status, raw = classify_verdict(kind, logged, scale, errors)
-        status = verdict_status.value
-    return _outcome(
-        file_name,
-        agent,
-        run,
-        status,
-        errors,
-        size,
-        raw=raw,
-        logged=logged,
-        scale=scale,
-        kind=kind,
-        score_lines=score_lines,
-        message=message,
-        turn_count=turn_count,
-        start=start,
-    )
+    status, raw = (_NO_SCORE, None) if kind is None else classify_verdict(kind, logged, scale, errors)
+    return {
+        "file_name": display_text(file_name),
+        "agent_name": agent,
+        "run_index": run,
+        "completion_status": str(status),
+        "raw_score": raw,
+        "logged_score": logged,
+        "score_scale": scale,
+        "verdict_source": None if kind is None else ("score" if kind == "score" else "legacy"),
+        "score_lines_found": score_lines,
+        "final_system_message": None if message is None else valid_text(message),
+        "turn_count": turn_count,
+        "agent_log_processed": True,
+        "parsing_errors": errors,
+        "file_size_bytes": size,
+        # a time is a number; bool is no time, and NaN (start != start) neither
+        "task_start_ms": start if type(start) in (int, float) and start == start else None,
+        "stale_reason": None,
+    }
 
 
 def analyze_log_bytes(file_name: str, data: bytes, score_scale: float | None = None) -> dict[str, Any]:
