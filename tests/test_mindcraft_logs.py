@@ -326,6 +326,21 @@ def test_msgspec_and_the_standard_library_agree_on_a_normal_log() -> None:
         assert fast["task_start_ms"] == 1742300000000 and fast["turn_count"] >= 3
 
 
+def test_a_long_conversation_log_is_read_fast_and_alike() -> None:
+    import random
+
+    from cogames_lib.mindcraft import logs
+    from tools.mindcraft_sample.logs import make_conversation_log
+
+    for verdict in (("score", 1), None):  # whole LLM conversations, as the benchmark's realistic tree holds
+        data = make_conversation_log(
+            "Andy_0", "Jill_0", "bread", random.Random(3), verdict, 60_000, 1742300000000
+        )
+        assert len(data) > 50_000 and not data.isascii() and logs._fast_read(data) is not None
+        assert outcome(data) == reference_outcome(data)
+    assert outcome(data)["completion_status"] == S.NO_SCORE_LOGGED and outcome(data)["turn_count"] > 20
+
+
 @pytest.mark.parametrize(
     ("replacement", "reason"),
     [

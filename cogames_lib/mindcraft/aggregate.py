@@ -43,7 +43,7 @@ import pandas as pd
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.mindcraft.collect import collect_columns
-from cogames_lib.mindcraft.discovery import NO_SCORE_POLICIES, as_path_list, validate_analysis_parameters
+from cogames_lib.mindcraft.discovery import as_path_list, validate_analysis_parameters
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text
 from cogames_lib.mindcraft.tasks import load_task_definitions, task_file_paths
 from cogames_lib.outcomes import status_categorical
@@ -156,15 +156,3 @@ def skipped_table(runs: pd.DataFrame) -> pd.DataFrame:
         "path_bytes": [bytes.fromhex(item["path_hex"]) for item in items],
     }
     return _typed_frame(columns, MINDCRAFT_SKIPPED)
-
-
-__all__ = [
-    "AGENT_COLUMNS",
-    "NO_SCORE_POLICIES",
-    "RUN_COLUMNS",
-    "SKIPPED_COLUMNS",
-    "agents_table",
-    "aggregate_results",
-    "runs_table",
-    "skipped_table",
-]
