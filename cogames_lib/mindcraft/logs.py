@@ -169,7 +169,7 @@ def outcome_from_bytes(
         errors: list[str] = []
     else:
         standard = _standard_read(data)
-        if type(standard) is str:
+        if isinstance(standard, str):
             return error_outcome(file_name, agent, run, standard, size)
         turns, start, contents, errors = standard
     if type(turns) is not list:

@@ -45,12 +45,14 @@ def mark_stale(outcome: dict[str, Any], reason: str) -> dict[str, Any]:
     }
 
 
-def _latest_start(outcomes: list[dict[str, Any]], skip: dict[str, Any] | None = None) -> float | None:
+def _latest_start(
+    outcomes: Sequence[Mapping[str, Any]], skip: Mapping[str, Any] | None = None
+) -> float | None:
     starts = [o["task_start_ms"] for o in outcomes if o is not skip and o.get("task_start_ms") is not None]
     return max(starts) if starts else None
 
 
-def skew_seconds(outcome: dict[str, Any], partners: list[dict[str, Any]]) -> float | None:
+def skew_seconds(outcome: Mapping[str, Any], partners: Sequence[Mapping[str, Any]]) -> float | None:
     """How many seconds `outcome` started before the latest of its repetition partners (None: unknown)."""
     start = outcome.get("task_start_ms")
     latest = _latest_start(partners, skip=outcome)
@@ -95,13 +97,13 @@ def find_identical_copies(
     `outcomes[t]` are the log outcomes of task t, found in `folders[t]`; `paths[t][i]` is the file
     `outcomes[t][i]` was read from.
     """
-    first: dict[tuple[Any, ...], tuple[int, int]] = {}  # a copy has the same size, start time and turn count
+    first_place: dict[tuple[Any, ...], tuple[int, int]] = {}  # a copy has the same size, start time, turns
     candidates: dict[tuple[Any, ...], list[tuple[int, int]]] = {}  # keys met more than once: the bytes decide
     for run_position, run_outcomes in enumerate(outcomes):
         for position, outcome in enumerate(run_outcomes):
             if outcome["file_size_bytes"] and outcome["agent_log_processed"]:
                 key = (outcome["file_size_bytes"], outcome["task_start_ms"], outcome["turn_count"])
-                place = first.setdefault(key, (run_position, position))
+                place = first_place.setdefault(key, (run_position, position))
                 if place != (run_position, position):
                     candidates.setdefault(key, [place]).append((run_position, position))
     stale: dict[tuple[int, int], str] = {}
