@@ -41,7 +41,9 @@ def test_non_utf8_names_give_a_frame_that_plain_pandas_writes(tmp_path: Path) ->
     write(Path(os.fsdecode(folder)) / "Andy_0_0.json", SCORE_LOG)
     write(Path(os.fsdecode(experiment)) / "notes_\udcff.txt", b"x")  # an unrecognised file, listed
     flat = b"task_\xe9_Jill_0_0.json"  # a flat log whose task id is not UTF-8
-    write(Path(os.fsdecode(os.path.join(experiment, flat))), SCORE_LOG.replace(b"}]}", b"}], \"taskStart\": 1}"))
+    write(
+        Path(os.fsdecode(os.path.join(experiment, flat))), SCORE_LOG.replace(b"}]}", b'}], "taskStart": 1}')
+    )
     (Path(os.fsdecode(experiment)) / "results.txt").write_text("{'model': 'broken emoji \\ud83d'}")
     runs = aggregate_results(tmp_path / "exp")
     assert list(runs["overall_completion_status"]) == ["SUCCESS", "SUCCESS"]
