@@ -1,13 +1,18 @@
-"""Benchmark: our Mindcraft parser against the old `evaluation_script` loop, same tree, same run.
+"""Benchmark: `aggregate_results` (the public entry point, DataFrame included) against the old
+`evaluation_script` loop, same tree, same run, on two SYNTHETIC trees:
 
-    python benchmarks/mindcraft_parse.py [--folders 10000] [--workers 1 2] [--repeats 5]
+    python benchmarks/mindcraft_parse.py [--tree small realistic] [--workers 1 2] [--repeats 5]
 
-The tree is SYNTHETIC (seeded, real task ids from cogames_lib/data/mindcraft_sample/tasks; default 10,000 task
-folders, ~20,000 logs), written once under benchmarks/out/ (git-ignored) and reused. One untimed pass
-warms the page cache; each configuration is then timed `--repeats` times, rounds interleaved so load
-drift on the shared machine hits all alike, and the best run is reported with its CPU seconds (this
-process plus joined pool workers). Each configuration's result is freed after its clock stops (a caller
-keeps what it asked for; freeing 10,000 per-run dicts took ~8 ms, the old loop's count nothing). The load average is printed before and after.
+- `small`: 10,000 task folders (every real task id of cogames_lib/data/mindcraft_sample/tasks once per experiment),
+  ~20,000 short logs (20-45 turns, ~2.7 KB), mostly 2 agents: the walk and the per-log overhead dominate;
+- `realistic`: 300 tasks of 2-5 agents whose logs are whole LLM conversations (`make_conversation_log`:
+  20-300 KB, log-uniform, indented as Mindcraft writes them, a little non-ASCII): JSON decoding dominates.
+
+Each tree is written once under benchmarks/out/ (git-ignored, seeded) and reused. One untimed pass warms
+the page cache; each configuration is then timed `--repeats` times, rounds interleaved so load drift on
+the shared machine hits all alike, and the best run is reported with its CPU seconds (this process plus
+joined pool workers). A configuration's result is freed after its clock stops. The load average is
+printed before and after.
 
 Configurations:
 - `old loop`: a faithful reimplementation of Mindcraft's `tasks/evaluation_script.py` check loop
@@ -15,10 +20,9 @@ Configurations:
   `json.load` each file, walk the turns for a system turn containing "Task ended with score : ",
   substring-test for 1 and 0, else parse the number after the last colon; best score per folder);
 - `floor`: only reading and `json.loads` of every log (no walk, no classification);
-- `ours, N processes`: `collect_runs` (walk, read, classify every log, combine per task, stale checks);
-- `aggregate_results`: the whole call including the pandas frame.
-The speed-up columns are the old loop's wall time (and CPU seconds) divided by each configuration's, both
-from this run: on a loaded machine the wall times move with the other jobs, the CPU seconds much less.
+- `aggregate_results, N processes`: the whole public call (walk, read, classify every log, combine per
+  task, stale checks, the pandas frame) with `workers=N`.
+The speed-up columns are the old loop's wall time (and CPU seconds) divided by each configuration's.
 """
 
 from __future__ import annotations
@@ -26,27 +30,44 @@ from __future__ import annotations
 import argparse
 import glob
 import json
+import math
 import os
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cogames_lib.mindcraft import aggregate_results, load_task_definitions  # noqa: E402
-from cogames_lib.mindcraft.collect import collect_runs  # noqa: E402
 from cogames_lib.mindcraft.files import read_regular_file  # noqa: E402
-from cogames_lib.mindcraft.sample_logs import AGENT_NAMES, BASE_TASK_START_MS, make_agent_log  # noqa: E402
 from cogames_lib.mindcraft.tasks import task_type_of  # noqa: E402
+from tools.mindcraft_sample.logs import (  # noqa: E402
+    AGENT_NAMES,
+    BASE_TASK_START_MS,
+    make_agent_log,
+    make_conversation_log,
+)
 
 TASK_FILES = sorted((ROOT / "cogames_lib" / "data" / "mindcraft_sample" / "tasks").glob("*.json"))
+TREES = {"small": 10_000, "realistic": 300}  # task folders
+TREE_NAMES = {"small": "mindcraft_tree_v2_10000_seed{}", "realistic": "mindcraft_tree_realistic_300_seed{}"}
+LOG_KB = (20, 300)  # realistic tree: log sizes, log-uniform
 
 
-def generate_tree(root: Path, folder_count: int, seed: int) -> None:
-    """`folder_count` task folders (every real task id once per experiment); mostly 2 agents, some 1 or 3;
-    20-45 turns a log; the agents of a run start within 3 s of each other."""
+def _verdict(task_type: str | None, rng: random.Random) -> tuple[Any, ...] | None:
+    draw = rng.random()
+    if task_type == "construction":
+        return ("score", rng.choice((100, 57.14285714285714, 0)))
+    return ("score", 1) if draw < 0.5 else ("score", 0) if draw < 0.9 else None
+
+
+def generate_tree(root: Path, kind: str, folder_count: int, seed: int) -> None:
+    """`folder_count` task folders of the `kind` of tree (module docstring); the agents of a run start
+    within 3 s of each other, one of them logs the verdict."""
     definitions = load_task_definitions(TASK_FILES)
     task_ids = sorted(definitions)
     rng = random.Random(seed)
@@ -57,26 +78,27 @@ def generate_tree(root: Path, folder_count: int, seed: int) -> None:
         task_id = task_ids[index % len(task_ids)]
         folder = experiment / task_id
         folder.mkdir(parents=True)
-        task_type = task_type_of(task_id, definitions[task_id])
-        agents = rng.choices((1, 2, 3), weights=(1, 8, 1))[0]
-        scorer = rng.randrange(agents)
-        draw = rng.random()
-        if task_type == "construction":
-            verdict = ("score", rng.choice((100, 57.14285714285714, 0)))
+        if kind == "small":
+            agents = rng.choices((1, 2, 3), weights=(1, 8, 1))[0]
         else:
-            verdict = ("score", 1) if draw < 0.5 else ("score", 0) if draw < 0.9 else None
+            agents = rng.randint(2, 5)
+            size = math.exp(rng.uniform(math.log(LOG_KB[0]), math.log(LOG_KB[1]))) * 1000
+        scorer = rng.randrange(agents)
+        verdict = _verdict(task_type_of(task_id, definitions[task_id]), rng)
         clock += rng.randint(60_000, 360_000)
         for agent in range(agents):
-            name = f"{AGENT_NAMES[agent]}_0"
-            data = make_agent_log(
-                name,
-                "Jill_0",
-                "bread",
-                rng,
-                verdict if agent == scorer else None,
-                rng.randint(20, 45),
-                task_start_ms=clock + rng.randrange(3000),
-            )
+            name, partner = f"{AGENT_NAMES[agent]}_0", f"{AGENT_NAMES[(agent + 1) % agents]}_0"
+            mine = verdict if agent == scorer else None
+            if kind == "small":
+                turns = rng.randint(20, 45)
+                data = make_agent_log(
+                    name, "Jill_0", "bread", rng, mine, turns, task_start_ms=clock + rng.randrange(3000)
+                )
+            else:
+                log_size = int(size * rng.uniform(0.8, 1.2))
+                data = make_conversation_log(
+                    name, partner, "bread", rng, mine, log_size, clock + rng.randrange(3000)
+                )
             (folder / f"{name}_0.json").write_bytes(data)
     for experiment in staging.iterdir():
         (experiment / "results.txt").write_text(f"{{'model': '{experiment.name}'}}")
@@ -137,12 +159,14 @@ def cpu_seconds() -> float:
     return times.user + times.system + times.children_user + times.children_system
 
 
-def best_times(configurations: dict[str, object], repeats: int) -> dict[str, tuple[float, float]]:
+def best_times(
+    configurations: dict[str, Callable[[], object]], repeats: int
+) -> dict[str, tuple[float, float]]:
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in configurations}
     for _ in range(repeats):
         for name, function in configurations.items():
             cpu_start, start = cpu_seconds(), time.perf_counter()
-            result = function()  # type: ignore[operator]
+            result = function()
             times[name].append((time.perf_counter() - start, cpu_seconds() - cpu_start))
             del result  # freed after the clock stops, as a caller keeps what it asked for
     return {name: min(values) for name, values in times.items()}
@@ -153,49 +177,42 @@ def load_text() -> str:
     return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--folders", type=int, default=10_000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--dir", type=Path, default=ROOT / "benchmarks" / "out")
-    args = parser.parse_args()
-
-    tree = args.dir / f"mindcraft_tree_v2_{args.folders}_seed{args.seed}"
+def run_tree(kind: str, args: argparse.Namespace) -> None:
+    tree = args.dir / TREE_NAMES[kind].format(args.seed)
     if not tree.exists():
         start = time.perf_counter()
-        generate_tree(tree, args.folders, args.seed)
+        generate_tree(tree, kind, TREES[kind], args.seed)
         print(f"generated {tree} in {time.perf_counter() - start:.1f} s")
     definitions = load_task_definitions(TASK_FILES)
     log_paths = sorted(glob.glob(os.path.join(tree, "*", "*", "*.json")))
     size = sum(os.path.getsize(path) for path in log_paths)
-    # warm the page cache and the imports; the result is not kept: a pool's fork, and its workers' exit,
-    # cost more the more memory this process holds (~20 ms more for 10,000 runs held)
-    task_count = len(collect_runs([str(tree)], definitions)[0])
+    task_count = len(aggregate_results(tree, definitions))  # warms the page cache and the imports
     old_count = old_loop(tree)
     print(
-        f"tree: {task_count} tasks ({old_count} scored by the old loop), {len(log_paths)} logs, {size / 1e6:.1f} MB"
+        f"\n{kind} tree: {task_count} tasks ({old_count} scored by the old loop), {len(log_paths)} logs, ",
+        end="",
     )
+    print(f"{size / 1e6:.1f} MB ({size / len(log_paths) / 1e3:.1f} KB a log)")
     print(
         f"cpu count: {os.cpu_count()}; best of {args.repeats}; load average before (1/5/15 min): {load_text()}\n"
     )
-    configurations: dict[str, object] = {
+    configurations: dict[str, Callable[[], object]] = {
         "old loop": lambda: old_loop(tree),
         "floor": lambda: [json.loads(read_regular_file(path)) for path in log_paths],
         **{
-            f"ours {workers}": (lambda w=workers: collect_runs([str(tree)], definitions, workers=w))
+            f"aggregate {workers}": (lambda w=workers: aggregate_results(tree, definitions, workers=w))
             for workers in args.workers
         },
-        "aggregate": lambda: aggregate_results(tree, definitions),
     }
     best = best_times(configurations, args.repeats)
     old_wall, old_cpu = best["old loop"]
     labels = {
         "old loop": ("old evaluation_script loop", 1),
         "floor": ("floor: read + json.loads only", 1),
-        **{f"ours {w}": ("ours: collect_runs (walk + classify + combine + stale)", w) for w in args.workers},
-        "aggregate": ("ours: aggregate_results (+ DataFrame)", 1),
+        **{
+            f"aggregate {w}": ("aggregate_results (walk, classify, combine, stale, DataFrame)", w)
+            for w in args.workers
+        },
     }
     print("| configuration | processes | wall s | logs/s | MB/s | vs old loop | CPU s | vs old loop, CPU |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -206,6 +223,18 @@ def main() -> int:
             f"| {old_wall / wall:.2f}x | {cpu:.2f} | {old_cpu / cpu:.2f}x |"
         )
     print(f"\nload average after the run (1/5/15 min): {load_text()}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tree", nargs="+", choices=sorted(TREES), default=["small", "realistic"])
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--dir", type=Path, default=ROOT / "benchmarks" / "out")
+    args = parser.parse_args()
+    for kind in args.tree:
+        run_tree(kind, args)
     return 0
 
 

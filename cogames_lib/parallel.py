@@ -12,10 +12,6 @@ backend or worker count:
 - Ctrl-C cancels the pending tasks and stops the workers (they ignore SIGINT themselves, so they print
   nothing); Dask is imported only when the Dask backend is used.
 
-A caller with work of its own can start the local workers early (`start_workers`) and let them exit
-as soon as everything is submitted (`release_workers`; results still come back, and leaving `with`
-waits for them). A local pool's pipes buffer 1 MB where the platform allows (large results).
-
 Start method of local pools: fork starts a worker in milliseconds with the library already imported, but
 is only safe when no other Python thread may hold a lock at the instant of the fork (Jupyter's kernel
 threads, a progress bar's monitor thread). Then forkserver forks from a clean server process that imports
@@ -26,11 +22,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 import signal
 import threading
 import traceback
@@ -112,30 +103,6 @@ def _call(function: Callable[[Any], Any], task: Any, token: int) -> Any:
         return _Failure(type(error).__name__, str(error), traceback.format_exc())
 
 
-# Bytes a pool's pipes may buffer (Linux; 1 MB is the most an unprivileged process may ask for).
-PIPE_BYTES = 1 << 20
-
-
-def _widen_pipes(pool: ProcessPoolExecutor) -> None:
-    """Let the pool's task and result pipes buffer `PIPE_BYTES` instead of 64 kB. A large result
-    (megabytes) crossed a 64 kB pipe in pieces, each read by the pool's thread in this process only
-    once it got the GIL from a busy main thread: the worker sat blocked on its write for ~20 ms a
-    result. Best effort: nothing changes where the platform does not allow it."""
-    set_size = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
-    if set_size is None:
-        return
-    for queue in (getattr(pool, "_result_queue", None), getattr(pool, "_call_queue", None)):
-        reader = getattr(queue, "_reader", None)
-        try:
-            fcntl.fcntl(reader.fileno(), set_size, PIPE_BYTES)  # type: ignore[union-attr]
-        except (AttributeError, OSError, ValueError):
-            continue
-
-
-def _start_task() -> None:
-    """The task `FanOut.start_workers` sends so that the pool starts its processes."""
-
-
 def shorten(text: str) -> str:
     """One line of at most 200 characters (a task in an error message)."""
     line = " ".join(text.split())
@@ -188,7 +155,6 @@ class FanOut:
         )
         self._bar: Any = None
         self._pool: ProcessPoolExecutor | None = None
-        self._released: list[threading.Thread] = []  # managers of released pools, joined on exit
         self._slots: Any = None
         self._client: Any = None
         self._owned: list[Any] = []  # Dask client and cluster this object started (closed on exit)
@@ -208,8 +174,6 @@ class FanOut:
                     for process in list(getattr(self._pool, "_processes", {}).values()):
                         process.terminate()
                 self._pool.shutdown(wait=True, cancel_futures=interrupted)
-            for thread in self._released:
-                thread.join()
             for resource in reversed(self._owned):
                 resource.close()
         finally:
@@ -226,42 +190,21 @@ class FanOut:
         function: Callable[[Any], Any],
         tasks: Iterable[Any],
         advance: Callable[[Any, Any], int] | None = None,
-        here: int = 0,
     ) -> Iterator[Any]:
         """`function(task)` for every task, yielded in task order. `function` must be importable by name
-        (a module-level function) for the process and Dask backends.
-
-        here: the first `here` tasks run in this process, while the workers run the others (submitted
-        before this returns). The calling process is then one more worker instead of waiting idle, and
-        its own results are never pickled: on a machine with as many cores as processes, a pool of
-        `cores - 1` workers plus `here` gives each core a share."""
+        (a module-level function) for the process and Dask backends."""
         tasks = list(tasks)
         if not tasks:
             return iter(())
-        if isinstance(here, bool) or not isinstance(here, int) or here < 0:
-            raise ParameterError(f"here: must be an integer >= 0, got {here!r}")
         tokens = list(range(self._token, self._token + len(tasks)))
         self._token += len(tasks)
-        if self.backend == "serial" or here >= len(tasks):
+        if self.backend == "serial":
             return self._serial(function, tasks, tokens, advance)
-        remote, remote_tokens = tasks[here:], tokens[here:]
         if self.backend == "process":
-            futures = self._submit_local(function, remote, remote_tokens)
+            futures = self._submit_local(function, tasks, tokens)
         else:
-            futures = self._submit_dask(function, remote, remote_tokens)
-        later = self._ordered(futures, remote, advance)
-        if not here:
-            return later
-        return self._here_then(self._serial(function, tasks[:here], tokens[:here], advance), later)
-
-    @staticmethod
-    def _here_then(first: Iterator[Any], later: Generator[Any, None, None]) -> Iterator[Any]:
-        try:
-            yield from first
-        except BaseException:
-            later.close()  # cancels the submitted tasks that have not started
-            raise
-        yield from later
+            futures = self._submit_dask(function, tasks, tokens)
+        return self._ordered(futures, tasks, advance)
 
     def _serial(
         self, function: Work, tasks: list[Any], tokens: list[int], advance: Advance | None
@@ -280,26 +223,6 @@ class FanOut:
             )
         return result
 
-    def start_workers(self) -> None:
-        """Start the local pool's worker processes now instead of at the first `map` that sends them
-        work: a caller with work of its own to do first (a walk's first levels) lets the workers
-        start meanwhile. Nothing for the serial and Dask backends, or when the pool exists."""
-        if self.backend == "process" and self._pool is None:
-            # a pool starts its processes on its first task: a no-op task, not waited for
-            self._local_pool().submit(_start_task)
-
-    def release_workers(self) -> None:
-        """No more tasks go to the local pool: its workers finish the tasks submitted and exit, while
-        this process goes on with its own work (a worker's exit costs milliseconds with a large
-        parent). Results still come back as usual; leaving the `with` block waits for the workers;
-        a later `map` starts a new pool."""
-        if self._pool is not None:
-            thread = getattr(self._pool, "_executor_manager_thread", None)
-            if thread is not None:
-                self._released.append(thread)  # it joins the workers as it ends
-            self._pool.shutdown(wait=False)
-            self._pool = None
-
     def _local_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
             method = self.start or start_method()
@@ -313,7 +236,6 @@ class FanOut:
                 initializer=_init_worker,
                 initargs=(self._slots,),
             )
-            _widen_pipes(self._pool)
         return self._pool
 
     def _submit_local(self, function: Work, tasks: list[Any], tokens: list[int]) -> list[Future[Any]]:

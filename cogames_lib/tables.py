@@ -225,12 +225,12 @@ MINDCRAFT_METRIC_COLUMNS: tuple[tuple[str, str], ...] = (
     ("level_count", "Int64"),
     ("block_count", "Int64"),
 )
-# Names read from experiment trees may hold undecodable bytes. In memory (`aggregate_results`) a path column
-# holds the exact name as `surrogateescape` text (object dtype); a stored table holds its printable form
-# there (`mindcraft.files.display_text`) and the exact bytes in the binary column named here.
+# Names read from experiment trees may hold undecodable bytes. Every text column holds valid UTF-8 (a path
+# column its printable form, `mindcraft.files.display_text`), in the frame `aggregate_results` returns as in
+# every stored table; the exact path is kept once, as bytes, in the binary column named here.
 MINDCRAFT_PATH_BYTES_COLUMNS: Mapping[str, str] = {"folder_path": "folder_path_bytes", "path": "path_bytes"}
 # One row per task (`mindcraft.aggregate` documents each column). `aggregate_results` also carries the
-# nested `agent_outcomes` and `repetitions` after these and no `folder_path_bytes` (see above).
+# nested `agent_outcomes` (each log's outcome dict) after these.
 MINDCRAFT_RUNS = TableSchema.of(
     "mindcraft_runs",
     [

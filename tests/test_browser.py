@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from cogames_lib.report.browser import IMAGES_STATE, OVERFLOW_PX, Browser, find_chromium
 from cogames_lib.report.profiles import NotebookRun, Profile
 from cogames_lib.report.runner import run_report
+from tools.browser import IMAGES_STATE, OVERFLOW_PX, Browser, find_chromium
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
 

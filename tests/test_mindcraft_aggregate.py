@@ -173,17 +173,14 @@ def test_analysis_leaves_the_tree_byte_for_byte_unchanged(tmp_path: Path) -> Non
 
 
 def test_workers_give_identical_results(runs: pd.DataFrame) -> None:
-    from cogames_lib.mindcraft.collect import collect_runs
+    multi = aggregate_results(EXPERIMENTS, TASK_FILES, workers=2)
 
-    definitions = load_task_definitions(TASK_FILES)
-    roots = [str(EXPERIMENTS)]
-    single, skipped_single = collect_runs(roots, definitions, workers=1, chunk_size=7)
-    multi, skipped_multi = collect_runs(roots, definitions, workers=2, chunk_size=7)
-    # via JSON: a logged NaN compares unequal to itself, but serialises identically
-    assert json.dumps(single, sort_keys=True) == json.dumps(multi, sort_keys=True)
-    assert skipped_single == skipped_multi
-    assert list(dict.fromkeys(run["folder_path"] for run in single)) == find_task_folders(EXPERIMENTS)[0]
-    assert [run["task_id"] for run in single] == list(runs["task_id"])
+    def dump(frame: pd.DataFrame) -> str:  # via JSON: a logged NaN compares unequal to itself
+        rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+        return json.dumps([rows, frame.attrs], sort_keys=True, default=repr)
+
+    assert dump(runs) == dump(multi)
+    assert list(dict.fromkeys(runs["folder_path"])) == find_task_folders(EXPERIMENTS)[0]
 
 
 def test_task_definitions_accept_a_loaded_mapping(runs: pd.DataFrame) -> None:
@@ -202,6 +199,9 @@ def test_tables_round_trip_through_parquet_and_csv(tmp_path: Path, runs: pd.Data
     table.to_parquet(tmp_path / "runs.parquet", index=False)
     back = pd.read_parquet(tmp_path / "runs.parquet")
     pd.testing.assert_frame_equal(back, table)
+    runs.to_parquet(tmp_path / "frame.parquet")  # the frame as returned, nested columns included
+    nested = pd.read_parquet(tmp_path / "frame.parquet")
+    assert [len(outcomes) for outcomes in nested["agent_outcomes"]] == list(runs["total_agent_logs_found"])
     agents_table(runs).to_csv(tmp_path / "agents.csv", index=False)
     assert len(pd.read_csv(tmp_path / "agents.csv")) == LOGS
 

@@ -1,4 +1,4 @@
-"""`cogames-lib mindcraft analyze|sample` and the seeded sample generator."""
+"""`cogames-lib mindcraft analyze` and the seeded sample generator (developer tooling in tools/)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,10 @@ import pytest
 
 from cogames_lib.cli import main
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft import generate_sample_tree, load_task_definitions
-from cogames_lib.mindcraft.sample_logs import make_agent_log
+from cogames_lib.mindcraft import load_task_definitions
+from tools.mindcraft_sample import generate_sample_tree
+from tools.mindcraft_sample.__main__ import main as sample_main
+from tools.mindcraft_sample.logs import make_agent_log
 
 SAMPLE = Path(__file__).resolve().parents[1] / "cogames_lib" / "data" / "mindcraft_sample"
 TASK_FILES = [str(path) for path in sorted((SAMPLE / "tasks").glob("*.json"))]
@@ -111,7 +113,7 @@ def test_no_task_folders_is_failed_work(tmp_path: Path, capsys) -> None:
 
 def test_committed_sample_is_exactly_what_the_generator_writes(tmp_path: Path) -> None:
     out = tmp_path / "experiments"
-    assert main(["mindcraft", "sample", str(out), "--tasks", *TASK_FILES, "--seed", "0"]) == 0
+    assert sample_main([str(out), "--tasks", *TASK_FILES, "--seed", "0"]) == 0
     comparison = filecmp.dircmp(out, SAMPLE / "experiments")
 
     def assert_same(cmp: filecmp.dircmp) -> None:
@@ -126,21 +128,32 @@ def test_committed_sample_is_exactly_what_the_generator_writes(tmp_path: Path) -
 
 def test_sample_replaces_an_earlier_sample_but_never_a_foreign_directory(tmp_path: Path, capsys) -> None:
     out = tmp_path / "experiments"
-    assert main(["mindcraft", "sample", str(out), "--tasks", *TASK_FILES]) == 0
-    assert main(["mindcraft", "sample", str(out), "--tasks", *TASK_FILES, "--seed", "1"]) == 0  # regenerate
+    assert sample_main([str(out), "--tasks", *TASK_FILES]) == 0
+    assert sample_main([str(out), "--tasks", str(SAMPLE / "tasks"), "--seed", "1"]) == 0  # regenerate
     precious = tmp_path / "home"
     precious.mkdir()
     (precious / "thesis.tex").write_text("years of work")
-    assert main(["mindcraft", "sample", str(precious), "--tasks", *TASK_FILES]) == 2
+    assert sample_main([str(precious), "--tasks", *TASK_FILES]) == 2
     err = capsys.readouterr().err.strip()
     assert "thesis.tex" in err and "\n" not in err
     assert (precious / "thesis.tex").read_text() == "years of work"
     a_file = tmp_path / "a_file"
     a_file.write_text("x")
-    assert main(["mindcraft", "sample", str(a_file), "--tasks", *TASK_FILES]) == 2
+    assert sample_main([str(a_file), "--tasks", *TASK_FILES]) == 2
     assert "not a directory" in capsys.readouterr().err and a_file.read_text() == "x"
-    assert main(["mindcraft", "sample", str(a_file / "sub"), "--tasks", *TASK_FILES]) == 2
+    assert sample_main([str(a_file / "sub"), "--tasks", *TASK_FILES]) == 2
     assert "cannot write" in capsys.readouterr().err
+    assert sample_main([str(tmp_path / "new"), "--tasks", str(tmp_path / "none.json")]) == 2
+    assert "none.json" in capsys.readouterr().err
+
+
+def test_the_library_exports_no_generator_and_the_cli_has_no_sample_verb(capsys) -> None:
+    import cogames_lib.mindcraft
+
+    assert not any("sample" in name for name in cogames_lib.mindcraft.__all__)
+    with pytest.raises(SystemExit) as leaving:
+        main(["mindcraft", "sample", "/tmp/x"])
+    assert leaving.value.code == 2 and "invalid choice" in capsys.readouterr().err
 
 
 def test_generator_is_seeded(tmp_path: Path) -> None:

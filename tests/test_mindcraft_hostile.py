@@ -33,27 +33,39 @@ def skipped_reasons(runs: pd.DataFrame) -> dict[str, str]:
     return {os.path.basename(item["path"]): item["reason"] for item in runs.attrs["skipped_folders"]}
 
 
-def test_non_utf8_folder_names_survive_parquet_csv_and_html(tmp_path: Path) -> None:
+def test_non_utf8_names_give_a_frame_that_plain_pandas_writes(tmp_path: Path) -> None:
     raw_name = b"task_caf\xe9_\xff"  # latin-1 bytes written on another system: not UTF-8
-    folder = os.path.join(os.fsencode(tmp_path / "exp"), raw_name)
+    experiment = os.path.join(os.fsencode(tmp_path / "exp"), b"exp_\xfe_03-20_09-15")
+    folder = os.path.join(experiment, raw_name)
     os.makedirs(folder)
     write(Path(os.fsdecode(folder)) / "Andy_0_0.json", SCORE_LOG)
-    runs = aggregate_results(tmp_path / "exp")
-    assert runs.loc[0, "overall_completion_status"] == "SUCCESS"
-    assert os.fsencode(runs.loc[0, "folder_path"]) == folder  # lossless in memory
-    table = runs_table(runs)
-    assert (
-        table.loc[0, "folder_display"].endswith("task_caf\\xe9_\\xff")
-        and table.loc[0, "task_id"].isprintable()
+    write(Path(os.fsdecode(experiment)) / "notes_\udcff.txt", b"x")  # an unrecognised file, listed
+    flat = b"task_\xe9_Jill_0_0.json"  # a flat log whose task id is not UTF-8
+    write(
+        Path(os.fsdecode(os.path.join(experiment, flat))), SCORE_LOG.replace(b"}]}", b'}], "taskStart": 1}')
     )
-    write_parquet(tmp_path / "out" / "runs.parquet", table)
-    write_csv(tmp_path / "out" / "runs.csv", table)
-    write_parquet(tmp_path / "out" / "agents.parquet", agents_table(runs))
-    html = table.to_html()
-    assert "task_caf\\xe9_\\xff" in html
-    back = pd.read_parquet(tmp_path / "out" / "runs.parquet")
-    assert back.loc[0, "folder_path_bytes"] == folder  # exact bytes through parquet
-    assert str(folder) in (tmp_path / "out" / "runs.csv").read_text()  # the bytes literal through CSV
+    (Path(os.fsdecode(experiment)) / "results.txt").write_text("{'model': 'broken emoji \\ud83d'}")
+    runs = aggregate_results(tmp_path / "exp")
+    assert list(runs["overall_completion_status"]) == ["SUCCESS", "SUCCESS"]
+    row = runs.set_index("layout").loc["current"]
+    assert row["folder_path_bytes"] == folder  # the exact path, as bytes
+    assert row["folder_display"].endswith("task_caf\\xe9_\\xff") and row["task_id"] == "task_caf\\xe9_\\xff"
+    # plain pandas calls, no project writer: every text in the frame is valid UTF-8
+    runs.to_parquet(tmp_path / "runs.parquet")
+    runs.to_csv(tmp_path / "runs.csv")
+    runs.to_string().encode("utf-8")  # what printing to a UTF-8 terminal needs
+    json.dumps(runs.attrs, ensure_ascii=False).encode("utf-8")
+    for name, table in {"agents": agents_table(runs), "skipped": skipped_table(runs)}.items():
+        table.to_parquet(tmp_path / f"{name}.parquet")
+        table.to_csv(tmp_path / f"{name}.csv")
+        table.to_html()
+    back = pd.read_parquet(tmp_path / "runs.parquet")
+    assert set(back["folder_path_bytes"]) == {folder, experiment}  # exact bytes through parquet
+    assert str(folder) in (tmp_path / "runs.csv").read_text()  # the bytes literal through CSV
+    skipped = pd.read_parquet(tmp_path / "skipped.parquet")
+    assert list(skipped["path_bytes"]) == [os.path.join(experiment, b"notes_\xff.txt")]
+    assert skipped.loc[0, "path_display"].endswith("notes_\\xff.txt")
+    assert runs.loc[0, "model_name"] == "broken emoji \\ud83d"  # a lone surrogate, escaped
 
 
 def test_symlinked_log_to_dev_zero_is_skipped_not_read(tmp_path: Path) -> None:
@@ -213,11 +225,14 @@ def test_property_hostile_trees_never_raise_hang_or_write(entries: list) -> None
         _make(root, entries)
         before = _snapshot(root)
         runs = aggregate_results(root, max_log_bytes=1 << 20)
-        tables = {"runs": runs_table(runs), "agents": agents_table(runs), "skipped": skipped_table(runs)}
-        for name, table in tables.items():  # every output format takes every name
-            write_parquet(workspace / "out" / f"{name}.parquet", table)
-            write_csv(workspace / "out" / f"{name}.csv", table)
+        (workspace / "out").mkdir()
+        tables = {"frame": runs, "agents": agents_table(runs), "skipped": skipped_table(runs)}
+        for name, table in tables.items():  # plain pandas writes every name, the frame as returned included
+            table.to_parquet(workspace / "out" / f"{name}.parquet")
+            table.to_csv(workspace / "out" / f"{name}.csv")
             table.to_html()
+        write_parquet(workspace / "out" / "runs.parquet", runs_table(runs))  # and so do the project's writers
+        write_csv(workspace / "out" / "runs.csv", runs_table(runs))
         assert _snapshot(root) == before
     finally:
         shutil.rmtree(workspace, ignore_errors=True)

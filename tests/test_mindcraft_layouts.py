@@ -19,8 +19,6 @@ from cogames_lib.mindcraft import (
     summary_construction_scores,
     task_file_paths,
 )
-from cogames_lib.mindcraft.chunk import child_candidates, process_chunk, shrinking_chunks, unpack_chunk
-from cogames_lib.mindcraft.collect import collect_runs
 
 SAMPLE_TASKS = Path(__file__).resolve().parents[1] / "cogames_lib" / "data" / "mindcraft_sample" / "tasks"
 START = 1_742_300_000_000
@@ -43,6 +41,12 @@ def log(folder: Path, name: str, *messages: str, start: int | None = START, raw:
 SCORE = "Task ended with score : {}".format
 
 
+def dump(frame) -> str:  # type: ignore[no-untyped-def]
+    """A frame as text, nested outcomes and skipped entries included (a logged NaN equals itself here)."""
+    rows = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    return json.dumps([rows, frame.attrs], sort_keys=True, default=repr)
+
+
 @pytest.fixture
 def mixed_root(tmp_path: Path) -> Path:
     """One root holding all four layouts."""
@@ -61,6 +65,9 @@ def mixed_root(tmp_path: Path) -> Path:
         log(per_run / f"task_c_{run}", "Andy_0.json", SCORE(score), start=START + run * 600_000)
         log(per_run / f"task_c_{run}", "Jill_0.json", start=START + run * 600_000 + 900)
     (per_run / "results.txt").write_text("{'model': 'm2'}")
+    for run, score in ((0, 1), (1, 0)):  # per-run logs named by the agent alone, without its server suffix
+        log(per_run / f"task_f_{run}", "Andy.json", SCORE(score), start=START + run * 600_000)
+        log(per_run / f"task_f_{run}", "Jill.json", start=START + run * 600_000 + 900)
     flat = root / "flat_03-26_08-00"
     log(flat, "task_d_Andy_0_0.json", SCORE(1))
     log(flat, "task_d_Jill_0_0.json", start=START + 700)
@@ -77,6 +84,7 @@ def test_every_layout_in_one_root_with_run_indexes(mixed_root: Path) -> None:
         "task_c": "per_run",
         "task_d": "flat",
         "task_e": "flat",
+        "task_f": "per_run",
     }
     assert by_task.loc["task_c", "repetition_count"] == 3 and by_task.loc["task_c", "overall_is_successful"]
     assert by_task.loc["task_a", "repetition_count"] == 2
@@ -84,53 +92,60 @@ def test_every_layout_in_one_root_with_run_indexes(mixed_root: Path) -> None:
     agents = agents_table(runs)
     assert sorted(agents[agents["task_id"] == "task_c"]["run_index"].tolist()) == [0, 0, 1, 1, 2, 2]
     assert set(agents[agents["task_id"] == "task_e"]["agent_name"]) == {"Andy"}
+    assert set(agents[agents["task_id"] == "task_f"]["agent_name"]) == {"Andy", "Jill"}
+    assert by_task.loc["task_f", "repetition_count"] == 2 and by_task.loc["task_f", "overall_is_successful"]
     assert dict(by_task["model_name"].astype(object).where(by_task["model_name"].notna(), None)) == {
         "task_a": "m1",
         "task_b": None,
         "task_c": "m2",
         "task_d": None,
         "task_e": None,
+        "task_f": "m2",
     }
     skipped = skipped_table(runs)
     assert any(path.endswith("bots") for path in skipped["path"])  # the history file is no task
 
 
-def test_layouts_agree_with_workers_and_chunk_sizes(mixed_root: Path) -> None:
-    one, skipped_one = collect_runs([str(mixed_root)], {}, workers=1, chunk_size=1)
-    two, skipped_two = collect_runs([str(mixed_root)], {}, workers=2, chunk_size=2)
-    auto, _ = collect_runs([str(mixed_root)], {}, workers=None)
-    dump = lambda runs: json.dumps(runs, sort_keys=True, default=str)  # noqa: E731
-    assert dump(one) == dump(two) == dump(auto) and skipped_one == skipped_two
+def test_layouts_agree_with_any_number_of_workers(mixed_root: Path) -> None:
+    one = aggregate_results(mixed_root, workers=1)
+    assert (
+        dump(one)
+        == dump(aggregate_results(mixed_root, workers=2))
+        == dump(aggregate_results(mixed_root, workers=None))
+    )
 
 
-def test_a_worker_chunk_comes_back_marshalled_and_unpacks_to_the_same_output(mixed_root: Path) -> None:
-    candidates = []
-    for folder in sorted(p for p in mixed_root.rglob("*") if p.is_dir()):
-        real = os.path.realpath(folder)
-        parts = folder.relative_to(mixed_root).parts
-        candidates.append((0, parts, str(folder), len(parts), "current", real, (str(mixed_root),)))
-    plain = [c for c in candidates if c[2].endswith("task_a")]  # a task folder: plain values only
-    for chunk in (plain, candidates):  # the whole tree holds skipped folders and partial units
-        here = process_chunk((chunk, {}, 1 << 20, os.getpid(), False))
-        there = process_chunk((chunk, {}, 1 << 20, -1, False))  # as a worker process returns it
-        assert unpack_chunk(there) == here
-        assert isinstance(there[1], bytes) == (chunk is plain)  # objects that marshal refuses: pickled
-    assert unpack_chunk(here) is here
-    # scanning ahead: a plain subfolder without subfolders of its own comes back with the result its
-    # own scan gives; any other is left to the walk (None), and its logs are not counted
-    top = [c for c in candidates if c[3] == 1]
-    count, ahead, _ = process_chunk((top, {}, 1 << 20, os.getpid(), True))
-    expected_count = process_chunk((top, {}, 1 << 20, os.getpid(), False))[0]
-    leaves = 0
-    for candidate, result in zip(top, ahead, strict=True):
-        children = child_candidates(candidate, result[1], result[3])
-        assert (result[4] is None) == (not result[1])
-        for child, child_result in zip(children, result[4] or [], strict=True):
-            count_alone, (own,), _ = process_chunk(([child], {}, 1 << 20, os.getpid(), False))
-            assert child_result == (own if not own[1] else None)
-            leaves += child_result is not None
-            expected_count += count_alone if child_result is not None else 0
-    assert count == expected_count and leaves >= 3
+def test_unrecognised_entries_are_listed_in_skipped_with_the_reason(tmp_path: Path) -> None:
+    root = tmp_path / "experiments"
+    experiment = root / "exp_03-20_09-15"
+    log(experiment / "task_a", "Andy_0_0.json", SCORE(1))
+    (experiment / "task_a" / "notes.txt").write_text("operator notes")  # beside the logs of a task
+    (experiment / "task_a" / "Jill.json").write_text("{}")  # a per-run name in a task folder
+    (experiment / "summary.csv").write_text("task,success\n")  # beside the task folders
+    (experiment / "results.txt").write_text("{'model': 'm'}")  # read, so not listed
+    (experiment / ".DS_Store").write_text("")  # hidden: ignored
+    log(experiment / "task_b_1", "Andy.json", SCORE(0))  # per-run
+    (experiment / "task_b_1" / "extra").mkdir()  # a folder inside a task folder
+    log(experiment, "Andy.json", SCORE(1))  # a per-run name outside a per-run folder
+    log(root / "loose", "Andy.json", SCORE(1))  # only per-run names, in a folder not named <task>_<run>
+    runs = aggregate_results(root)
+    assert sorted(runs["task_id"]) == ["task_a", "task_b"]
+    assert runs.set_index("task_id").loc["task_a", "ignored_files"] == "Jill.json;notes.txt"
+    skipped = skipped_table(runs)
+    reasons = {
+        os.path.relpath(path, root): reason
+        for path, reason in zip(skipped["path"], skipped["reason"], strict=True)
+    }
+    assert reasons == {
+        "exp_03-20_09-15/Andy.json": "a per-run log in a folder not named <task_id>_<run>",
+        "exp_03-20_09-15/summary.csv": "not an agent-log file name",
+        "exp_03-20_09-15/task_a/Jill.json": "named like a log of another layout",
+        "exp_03-20_09-15/task_a/notes.txt": "not an agent-log file name",
+        "exp_03-20_09-15/task_b_1/extra": "a folder inside a task folder",
+        "loose": "no agent-log files (per-run logs need a folder named <task_id>_<run>)",
+    }
+    kinds = dict(zip(skipped["path_display"].map(os.path.basename), skipped["kind"], strict=True))
+    assert kinds["summary.csv"] == "file" and kinds["loose"] == "folder"
 
 
 def _experiments(root: Path, count: int) -> None:
@@ -143,12 +158,10 @@ def _experiments(root: Path, count: int) -> None:
         (experiment / "results.txt").write_text(f"{{'model': 'm{index % 3}'}}")
 
 
-def test_levels_shared_out_with_scanning_ahead_give_the_walk_order_and_its_cycle_checks(
-    tmp_path: Path, monkeypatch
-) -> None:
+def test_symlinks_and_overlapping_roots_are_walked_once_in_walk_order(tmp_path: Path) -> None:
     root = tmp_path / "experiments"
-    _experiments(root, 40)
-    for run in range(2):  # per-run folders: combined across chunks
+    _experiments(root, 8)
+    for run in range(2):  # per-run folders: gathered into one task
         log(root / "exp_03_03-20_09-15" / f"task_9_{run}", "Andy_0.json", SCORE(run), start=START + run)
     log(root / "exp_04_03-20_09-15", "task_8_Andy_0_0.json", SCORE(1))  # a flat log
     os.symlink(root / "exp_05_03-20_09-15" / "task_1", root / "aa_link")  # reaches a task folder first
@@ -156,38 +169,23 @@ def test_levels_shared_out_with_scanning_ahead_give_the_walk_order_and_its_cycle
     os.symlink(root / "exp_00_03-20_09-15", root / "zz_alias")  # reached after the folder itself
     os.symlink(root, root / "exp_06_03-20_09-15" / "loop")  # a cycle
     roots = [str(root), str(root / "exp_07_03-20_09-15")]  # overlapping roots
-    expanded = []
-    jobs = collect.chunk_jobs
-
-    def spy(*args, **kwargs):
-        expanded.append(kwargs.get("expand", args[4] if len(args) > 4 else False))
-        return jobs(*args, **kwargs)
-
-    monkeypatch.setattr(collect, "chunk_jobs", spy)
-    one, skipped_one = collect_runs(roots, {}, workers=1)
-    assert not any(expanded)
-    two, skipped_two = collect_runs(roots, {}, workers=2)
-    assert any(expanded)  # the experiment level was shared out, scanning ahead
-    small, skipped_small = collect_runs(roots, {}, workers=2, chunk_size=3)
-    dump = lambda runs: json.dumps(runs, sort_keys=True, default=str)  # noqa: E731
-    assert dump(one) == dump(two) == dump(small)
-    assert skipped_one == skipped_two == skipped_small
-    reasons = {os.path.relpath(item.path, root): item.reason for item in skipped_one}
+    one = aggregate_results(roots, workers=1)
+    assert dump(one) == dump(aggregate_results(roots, workers=2))
+    skipped = skipped_table(one)
+    reasons = {
+        os.path.relpath(path, root): reason
+        for path, reason in zip(skipped["path"], skipped["reason"], strict=True)
+    }
     assert "same folder as" in reasons["zz_alias"] and "same folder as" in reasons["exp_06_03-20_09-15/loop"]
-    # a folder scanned ahead but reached first through a symlink earlier in the walk: left out
+    # a folder reached first through a symlink earlier in the walk: listed, not analysed twice
     assert reasons["exp_02_03-20_09-15/task_0"].endswith("zz_link (analysed once)")
     assert reasons["exp_05_03-20_09-15/task_1"].endswith("aa_link (analysed once)")
     assert "same folder as" in reasons["exp_07_03-20_09-15"]  # the second root came first
-    assert {run["task_id"] for run in one} >= {"task_9", "task_8", "aa_link", "zz_link"}
-
-
-def test_shrinking_chunks_keep_every_item_in_order_and_end_small() -> None:
-    items = list(range(5000))
-    chunks = shrinking_chunks(items, 4, 200)
-    sizes = [len(chunk) for chunk in chunks]
-    assert [item for chunk in chunks for item in chunk] == items
-    assert sizes == sorted(sizes, reverse=True) and sizes[-1] <= items[-1] // 8
-    assert [len(c) for c in shrinking_chunks(list(range(300)), 4, 200)] == [200, 100]
+    assert set(one["task_id"]) >= {"task_9", "task_8", "aa_link", "zz_link"}
+    folders = list(one[one["layout"] == "current"]["folder_path"])
+    assert folders == sorted(
+        folders, key=lambda path: os.path.relpath(path, root).split(os.sep)
+    )  # walk order
 
 
 def test_a_log_that_started_long_before_its_partners_is_stale_never_success(tmp_path: Path) -> None:
@@ -248,11 +246,13 @@ def test_copies_read_by_different_processes_are_found_alike(tmp_path: Path, star
     original = log(exp / "task_1", "Andy_0_0.json", SCORE(1), start=start)
     (exp / "task_6").mkdir()
     shutil.copyfile(original, exp / "task_6" / "Andy_0_0.json")
-    one, _ = collect_runs([str(exp)], {}, workers=1)
-    two, _ = collect_runs([str(exp)], {}, workers=2, chunk_size=1)
-    stale = {run["task_id"] for run in two if run["stale_log_count"]}
-    assert stale == {"task_1", "task_6"}  # no partners to tell the original by: both are stale
-    assert json.dumps(one, sort_keys=True) == json.dumps(two, sort_keys=True)
+    one = aggregate_results(exp, workers=1)
+    two = aggregate_results(exp, workers=2)
+    assert set(two[two["stale_log_count"] > 0]["task_id"]) == {
+        "task_1",
+        "task_6",
+    }  # no partners to tell apart
+    assert dump(one) == dump(two)
 
 
 def test_end_reasons_tell_timeouts_and_missing_agents_apart_where_logs_can(tmp_path: Path) -> None:
@@ -306,23 +306,19 @@ def test_task_files_may_be_given_as_folders(tmp_path: Path) -> None:
     assert load_task_definitions(task_file_paths([SAMPLE_TASKS])) == load_task_definitions(files)
 
 
-def test_automatic_workers_switch_to_a_pool_mid_walk_with_identical_results(mixed_root, monkeypatch) -> None:
-    from cogames_lib.mindcraft import collect
+def test_automatic_workers_use_a_pool_for_large_trees_with_identical_results(mixed_root, monkeypatch) -> None:
+    serial = aggregate_results(mixed_root, workers=1)
+    backends = []
+    original = collect.FanOut.__init__
 
-    serial, _ = collect_runs([str(mixed_root)], {}, workers=1)
-    monkeypatch.setattr(collect, "AUTO_PARALLEL_LOGS", 0)  # any log seen: the rest goes to the pool
+    def recording_init(self, **options):  # type: ignore[no-untyped-def]
+        original(self, **options)
+        backends.append(self.backend)
+
+    monkeypatch.setattr(collect.FanOut, "__init__", recording_init)
+    small = aggregate_results(mixed_root, workers=None)
+    monkeypatch.setattr(collect, "AUTO_PARALLEL_BYTES", 0)  # any log: a large tree
     monkeypatch.setattr(collect.os, "cpu_count", lambda: 2)  # "all cores" is two, on any machine
-    started = []
-    original = collect.FanOut.map
-
-    def recording_map(self, function, tasks, advance=None, here=0):  # type: ignore[no-untyped-def]
-        tasks = list(tasks)
-        if len(tasks) > here:  # some tasks went to the workers
-            started.append(self.backend)
-        return original(self, function, tasks, advance, here)
-
-    monkeypatch.setattr(collect.FanOut, "map", recording_map)
-    auto, _ = collect_runs([str(mixed_root)], {}, workers=None, chunk_size=1)
-    assert "process" in started  # the pool took over once logs had been seen
-    dump = lambda runs: json.dumps(runs, sort_keys=True, default=str)  # noqa: E731
-    assert dump(auto) == dump(serial)
+    large = aggregate_results(mixed_root, workers=None)
+    assert backends == ["serial", "process"]
+    assert dump(small) == dump(large) == dump(serial)

@@ -37,10 +37,6 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         "cogames-lib mindcraft compare cogames_lib/data/mindcraft_sample/experiments --models gpt-4o-mini claude-3-5-haiku-latest",
         "paired success-rate difference of two models over the tasks both ran (McNemar, bootstrap)",
     ),
-    "mindcraft sample": (
-        "cogames-lib mindcraft sample /tmp/mindcraft-sample --tasks cogames_lib/data/mindcraft_sample/tasks/*.json",
-        "writes a SYNTHETIC experiment tree to try the analysis on",
-    ),
     "probe train": (
         "cogames-lib probe train --condition all_can_hunt --epochs 20 --probe-every 10 --out reports/probe-demo",
         "one short training run with three probes",

@@ -1,4 +1,4 @@
-"""`cogames-lib mindcraft analyze|compare|sample`: Mindcraft agent-log outcomes from the command line.
+"""`cogames-lib mindcraft analyze|compare`: Mindcraft agent-log outcomes from the command line.
 
 analyze ROOT... [--tasks FILE_OR_DIR...] [--model NAME] [--no-score-policy P] [--workers N]
         [--max-log-mb MB] [--out DIR [--resume|--overwrite]]
@@ -7,8 +7,6 @@ analyze ROOT... [--tasks FILE_OR_DIR...] [--model NAME] [--no-score-policy P] [-
 compare ROOT... --models A B [same options as analyze] [--seed N]
     model A vs B paired by task id (McNemar exact test, bootstrap interval); with --out writes
     mindcraft_comparison (parquet + CSV) and mindcraft_comparison.png.
-sample OUT_DIR --tasks FILE... [--seed N]
-    writes the SYNTHETIC sample experiment tree (replacing an earlier sample tree in OUT_DIR, nothing else).
 --out inside an analysed root is refused (exit 2) before anything is read or written.
 """
 
@@ -40,7 +38,7 @@ def _add_analysis_arguments(parser: argparse.ArgumentParser) -> None:
         "--workers",
         type=int,
         default=None,
-        help="processes (default: 1, or every core once the tree holds more than 2,000 logs)",
+        help="processes (default: 1, or every core once the tree holds more than 64 MB of logs)",
     )
     parser.add_argument(
         "--max-log-mb", type=float, default=DEFAULT_MAX_LOG_MB, help="logs larger than this are not read"
@@ -62,12 +60,6 @@ def register(subparsers: Any) -> None:
     compare.add_argument("--models", nargs=2, required=True, metavar=("A", "B"), help="the two model names")
     compare.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
     compare.set_defaults(handler=run_compare)
-
-    sample = actions.add_parser("sample", help="write the SYNTHETIC sample experiment tree")
-    sample.add_argument("out_dir", metavar="OUT_DIR")
-    sample.add_argument("--tasks", nargs="+", required=True, metavar="FILE", help="task definition files")
-    sample.add_argument("--seed", type=int, default=0)
-    sample.set_defaults(handler=run_sample)
 
 
 def format_table(frame: Any) -> str:
@@ -195,14 +187,3 @@ def run_compare(args: argparse.Namespace) -> int:
         show(model_difference(table), args.out, "mindcraft_comparison")
         print(f"\nwrote mindcraft_comparison (parquet + csv + png) to {args.out}")
     return EXIT_OK if table.loc[0, "n_tasks"] > 0 else EXIT_FAILED_WORK
-
-
-def run_sample(args: argparse.Namespace) -> int:
-    from cogames_lib.errors import ParameterError
-    from cogames_lib.mindcraft import generate_sample_tree
-
-    for task_file in args.tasks:
-        if not os.path.isfile(task_file):
-            raise ParameterError(f"--tasks: {task_file!r} does not exist or is not a file")
-    print(generate_sample_tree(args.out_dir, args.tasks, seed=args.seed, overwrite=True))
-    return EXIT_OK

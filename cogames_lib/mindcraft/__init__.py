@@ -12,11 +12,11 @@ Public surface (the notebook and the CLI use only these):
 - `load_task_definitions(paths)`, `task_definition_metrics(task_id, definition)` (`tasks.py`)
 - summary helpers returning DataFrames with n and a Wilson interval on every rate (`summaries.py`)
 - `find_task_folders(roots)`, `validate_analysis_parameters(roots, task_files, no_score_policy)`
-- `generate_sample_tree(out_dir, task_files, seed)`: the synthetic sample experiment tree (`sample.py`)
 
 Nothing here writes into an experiment tree; parsing never raises on file content. Layouts
 (`discovery.py`), stale logs (`stale.py`) and the hostile-file policy (`files.py`) are documented
-where they are implemented and in docs/mindcraft.md.
+where they are implemented and in docs/mindcraft.md. The SYNTHETIC sample tree's generator is developer
+tooling, outside the library (`tools/mindcraft_sample`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,6 @@ from cogames_lib.mindcraft.discovery import (
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES
 from cogames_lib.mindcraft.logs import analyze_json_file, analyze_log_bytes, parse_agent_log_name
 from cogames_lib.mindcraft.runs import extract_result, read_model_name
-from cogames_lib.mindcraft.sample import generate_sample_tree
 from cogames_lib.mindcraft.stale import STALE_START_SKEW_S
 from cogames_lib.mindcraft.summaries import (
     SUMMARY_TABLES,
@@ -76,7 +75,6 @@ __all__ = [
     "compare_models",
     "extract_result",
     "find_task_folders",
-    "generate_sample_tree",
     "load_task_definitions",
     "most_paired_models",
     "parse_agent_log_name",

@@ -1,19 +1,25 @@
-"""Finding task logs under experiment roots, in every layout Mindcraft's tools have written.
+"""Finding task logs under experiment roots, in every layout Mindcraft's tools have written (`find_task_units`).
 
 Layouts (`LAYOUTS`, the `layout` column; docs/mindcraft.md says where each comes from):
 
 - `current`: `<experiment>/<task_id>/<Agent>_<server>_<run>.json`;
 - `s3_download`: the same, below a folder that also holds the agents' `bots/` folder (what the S3
   upload and download scripts leave); `bots/` (memory.json, histories/) is no task and is skipped;
-- `per_run`: `<experiment>/<task_id>_<run>/<Agent>.json` (one folder per repetition);
-- `flat`: `<experiment>/<task_id>_<Agent>_<run>.json` (every log directly in the experiment folder).
+- `per_run`: `<experiment>/<task_id>_<run>/<Agent>.json` (one folder per repetition; the agent name
+  with or without its server suffix: `Andy.json` or `Andy_0.json`);
+- `flat`: `<experiment>/<task_id>_<Agent>_<run>.json` (every log directly in the experiment folder; the
+  agent name with or without its server suffix).
 
-A root may mix them. While walking, a folder is a task (it holds current-layout logs, or is an empty
-unrun task folder), a repetition of a task (per-run logs), holds flat logs (one task per task id in the
-names, and it is walked further too), or is walked further; anything else is skipped and listed with
-the reason: `analysis_results/`, `bots/`, a folder of unrelated files, an empty experiment folder
-(named `<name>_MM-DD_HH-MM`, as Mindcraft names them) or empty root, a directory named like a log,
-FIFOs, sockets, devices, symlinks that may not be followed (`files.py`), cycles of symlinked folders.
+A root may mix them. The walk is serial and sorted: each folder is scanned once (`scan_folder`), level
+by level, and is a task (it holds current-layout logs, or is an empty unrun task folder), a repetition
+of a task (per-run logs), holds flat logs (one task per task id in the names; walked further too), or
+is walked further. The repetitions of a per-run or flat task are then gathered into one `TaskUnit`.
+Listed in the `skipped` table with the reason, never silently dropped: `analysis_results/`, `bots/`,
+`histories/`, a folder of unrelated files, an empty experiment folder (named `<name>_MM-DD_HH-MM`, as
+Mindcraft names them) or empty root, a folder inside a task folder, a directory named like a log, every
+file whose name is no agent log (besides `results.txt`), FIFOs, sockets, devices, symlinks that may not
+be followed (`files.py`), a folder reached twice (symlinks: a cycle, or the same experiment twice; the
+path met first in walk order is analysed). Hidden files (`.gitkeep`, `.DS_Store`) are ignored.
 
 Nothing is ever written; listings are sorted, so the order never depends on the file system.
 """
@@ -28,11 +34,11 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.files import resolve_symlink
+from cogames_lib.mindcraft.files import display_text, kind_of_mode, resolve_symlink
 from cogames_lib.mindcraft.logs import AGENT_LOG_NAME
 
 LAYOUTS: tuple[str, ...] = ("current", "s3_download", "per_run", "flat")
-PER_RUN_LOG_NAME = re.compile(r"^(?P<agent>[A-Za-z]+_\d+)\.json$")
+PER_RUN_LOG_NAME = re.compile(r"^(?P<agent>[A-Za-z]+_\d+|[A-Z][A-Za-z]*)\.json$")
 PER_RUN_FOLDER_NAME = re.compile(r"^(?P<task>.+)_(?P<run>\d+)$")
 # Agent names start with a capital (Andy, Jill, ...); task ids are lower case, so the first
 # `_<Capital>` ends the task id. The server suffix is optional.
@@ -46,8 +52,8 @@ NON_TASK_FOLDER_NAMES: dict[str, str] = {
     "histories": "histories/ holds an agent's full conversation histories, not a task",
 }
 S3_MARKER_FOLDER = "bots"
-match_current = AGENT_LOG_NAME.match
-_RUN_THEN_AGENT = operator.itemgetter(2, 1, 0)  # LogEntry order in a folder: run, agent, file name
+RESULTS_FILE = "results.txt"  # the experiment's results (its `model`); read, never listed
+NOT_A_LOG = "not an agent-log file name"
 NO_SCORE_POLICIES: tuple[str, ...] = ("failure", "exclude")
 MAX_WALK_DEPTH = 5
 
@@ -61,24 +67,29 @@ class SkippedFolder:
     kind: str = "folder"
 
 
-def as_path_list(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
-    if isinstance(paths, str | os.PathLike):
-        return [os.fspath(paths)]
-    return [os.fspath(path) for path in paths]
+class LogFile(NamedTuple):
+    """One agent log to read."""
 
-
-# One log to read: (file name, agent name, run index, path to read)
-LogEntry = tuple[str, str, int, str]
+    file_name: str
+    agent: str
+    run: int
+    path: str  # where to read it (a followed symlink's target)
 
 
 class TaskUnit(NamedTuple):
-    """The logs of one task found in one folder (for `per_run`, of one repetition)."""
+    """The logs of one task: a task folder, or every repetition of a per-run or flat task."""
 
     layout: str
     task_id: str
-    folder: str  # the folder the logs are in
-    logs: tuple[LogEntry, ...]
-    others: tuple[str, ...] = ()
+    folder: str  # the task folder; the experiment folder for `per_run` and `flat`
+    logs: tuple[LogFile, ...]
+    ignored: tuple[str, ...] = ()  # file names beside the logs that are no agent log
+
+
+def experiment_folder(folder: str, layout: str) -> str:
+    """The experiment folder of a task's logs: the task folder's parent; the folder itself for per_run and
+    flat, whose units name the experiment folder."""
+    return folder if layout in ("per_run", "flat") else folder.rpartition(os.sep)[0]
 
 
 class FolderScan(NamedTuple):
@@ -90,48 +101,70 @@ class FolderScan(NamedTuple):
     s3_marker: bool = False  # a `bots/` folder sits here: the task folders below came from S3
 
 
+class Folder(NamedTuple):
+    """A folder the walk will scan."""
+
+    root: int  # index of the root it was reached from
+    parts: tuple[str, ...]  # names below that root: (root, parts) orders the walk
+    path: str
+    depth: int
+    layout_hint: str  # the layout of tasks found in it: current, or s3_download below a bots/ folder
+    real: str
+    allowed: tuple[str, ...]  # real directories symlinked logs may point into
+
+
+def as_path_list(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
+    if isinstance(paths, str | os.PathLike):
+        return [os.fspath(paths)]
+    return [os.fspath(path) for path in paths]
+
+
 def _looks_like_log(name: str) -> bool:
-    # every log pattern ends in `.json`: folder names (tens of thousands at the experiment level) are
-    # told apart by one string test instead of three regexes
-    return name.endswith(".json") and bool(
-        AGENT_LOG_NAME.match(name) or PER_RUN_LOG_NAME.match(name) or FLAT_LOG_NAME.match(name)
+    return name.endswith(".json") and any(
+        pattern.match(name) for pattern in (AGENT_LOG_NAME, PER_RUN_LOG_NAME, FLAT_LOG_NAME)
     )
 
 
-def _non_regular(entry: os.DirEntry[str]) -> str:
+def _entry_kind(entry: os.DirEntry[str]) -> str:
     try:
-        from cogames_lib.mindcraft.files import kind_of_mode
-
         return kind_of_mode(entry.stat(follow_symlinks=False).st_mode)
     except OSError as error:
         return f"unreadable ({error.strerror or error})"
 
 
-def scan_folder(path: str, depth: int, layout_hint: str, allowed: tuple[str, ...]) -> FolderScan:
+_RUN_ORDER = operator.attrgetter("run", "agent", "file_name")  # logs in a unit: by run, then agent
+_WALK_ORDER = operator.itemgetter(0, 1)  # (root, names below it), then the place in the folder
+
+
+def _by_run(logs: list[LogFile]) -> tuple[LogFile, ...]:
+    return tuple(sorted(logs, key=_RUN_ORDER))
+
+
+def scan_folder(
+    path: str, depth: int, layout_hint: str = "current", allowed: tuple[str, ...] = ()
+) -> FolderScan:
     """Scan one folder `depth` levels below a root and decide what it holds (module docstring)."""
     name = path.rpartition(os.sep)[2]
     if name in NON_TASK_FOLDER_NAMES and depth > 0:
         return FolderScan(skipped=(SkippedFolder(path, NON_TASK_FOLDER_NAMES[name]),))
-    current: list[tuple[str, str, int, str]] = []  # (file name, agent, run, path to read)
-    per_run: list[tuple[str, str, str]] = []
-    flat: list[tuple[str, int, str, str, str]] = []
+    current: list[LogFile] = []
+    per_run: list[LogFile] = []
+    flat: dict[str, list[LogFile]] = {}
     others: list[str] = []
     subfolders: list[tuple[str, str | None]] = []
     skipped: list[SkippedFolder] = []
     try:
         with os.scandir(path) as entries:
             for entry in entries:
-                entry_name = entry.name
-                if entry_name[0] == ".":  # .gitkeep, .DS_Store: never evidence either way
-                    continue
-                read_path = entry.path
-                # regular files first: nearly every entry is one, and d_type answers without a stat
-                if entry.is_file(follow_symlinks=False):
-                    match = match_current(entry_name)
-                    if match is not None:  # the common case, in as few calls as possible
-                        agent, run = match.groups()
-                        current.append((entry_name, agent, int(run), read_path))
+                entry_name, read_path = entry.name, entry.path
+                if entry.is_file(follow_symlinks=False):  # nearly every entry: d_type answers, no stat
+                    if match := AGENT_LOG_NAME.match(
+                        entry_name
+                    ):  # the usual log, in as few steps as possible
+                        current.append(LogFile(entry_name, match[1], int(match[2]), read_path))
                         continue
+                elif entry_name.startswith("."):  # .gitkeep, .DS_Store: never evidence either way
+                    continue
                 elif entry.is_dir(follow_symlinks=False):
                     if _looks_like_log(entry_name):
                         skipped.append(SkippedFolder(read_path, "a directory named like a log"))
@@ -139,86 +172,164 @@ def scan_folder(path: str, depth: int, layout_hint: str, allowed: tuple[str, ...
                         subfolders.append((entry_name, None))
                     continue
                 elif entry.is_symlink():
-                    if entry.is_dir():
-                        real, reason = resolve_symlink(read_path, allowed, want_dir=True)
-                        if real is None:
-                            skipped.append(SkippedFolder(read_path, reason))
-                        else:
-                            subfolders.append((entry_name, real))
+                    want_dir = entry.is_dir()
+                    if not want_dir and not _looks_like_log(entry_name):
+                        others.append(entry_name)  # never followed: its name says it is no log
                         continue
-                    if not _looks_like_log(entry_name):
-                        others.append(entry_name)  # never read: its name says it is no log
-                        continue
-                    real, reason = resolve_symlink(read_path, allowed, want_dir=False)
+                    real, reason = resolve_symlink(read_path, allowed, want_dir)
                     if real is None:
-                        skipped.append(SkippedFolder(read_path, reason, "file"))
+                        skipped.append(SkippedFolder(read_path, reason, "folder" if want_dir else "file"))
+                    elif want_dir:
+                        subfolders.append((entry_name, real))
+                    if real is None or want_dir:
                         continue
                     read_path = real
                 else:
-                    skipped.append(SkippedFolder(read_path, f"{_non_regular(entry)}, not read", "file"))
+                    skipped.append(SkippedFolder(read_path, f"{_entry_kind(entry)}, not read", "file"))
                     continue
-                if match := AGENT_LOG_NAME.match(entry_name):
-                    current.append((entry_name, match.group("agent"), int(match.group("run")), read_path))
+                if entry_name.startswith("."):
+                    continue
+                if match := AGENT_LOG_NAME.match(entry_name):  # a symlinked log
+                    current.append(LogFile(entry_name, match[1], int(match[2]), read_path))
                 elif match := PER_RUN_LOG_NAME.match(entry_name):
-                    per_run.append((match.group("agent"), entry_name, read_path))
+                    per_run.append(LogFile(entry_name, match[1], 0, read_path))
                 elif match := FLAT_LOG_NAME.match(entry_name):
-                    flat.append(
-                        (
-                            match.group("task"),
-                            int(match.group("run")),
-                            match.group("agent"),
-                            entry_name,
-                            read_path,
-                        )
+                    flat.setdefault(match["task"], []).append(
+                        LogFile(entry_name, match["agent"], int(match["run"]), read_path)
                     )
                 else:
                     others.append(entry_name)
     except OSError as error:
         return FolderScan(skipped=(SkippedFolder(path, f"unreadable ({error.strerror or error})"),))
     if current and not (others or per_run or flat or subfolders or skipped):  # a plain task folder
-        current.sort(key=_RUN_THEN_AGENT)
-        return FolderScan((TaskUnit(layout_hint, name, path, tuple(current)),))
-    others.sort()
+        return FolderScan((TaskUnit(layout_hint, name, path, _by_run(current)),))
     subfolders.sort()
-    skipped.sort(key=lambda item: item.path)
     s3_marker = any(sub == S3_MARKER_FOLDER for sub, _ in subfolders)
-    units: list[TaskUnit] = []
-    if current:
-        current.sort(key=_RUN_THEN_AGENT)
-        extra = sorted(others + [item[1] for item in per_run] + [item[3] for item in flat])
-        units.append(TaskUnit(layout_hint, name, path, tuple(current), tuple(extra)))
-        # a task folder is a leaf: folders inside it are listed, not walked
-        skipped.extend(
-            SkippedFolder(os.path.join(path, sub), "a folder inside a task folder") for sub, _ in subfolders
-        )
-        return FolderScan(tuple(units), (), tuple(skipped), s3_marker)
     run_folder = PER_RUN_FOLDER_NAME.match(name)
-    if per_run and run_folder is not None:
-        run = int(run_folder.group("run"))
-        logs = tuple((file, agent, run, read) for agent, file, read in sorted(per_run))
-        units.append(TaskUnit("per_run", run_folder.group("task"), path, logs, tuple(others)))
-        return FolderScan(tuple(units), (), tuple(skipped), s3_marker)
-    if flat:
-        by_task: dict[str, list[LogEntry]] = {}
-        for task_id, run, agent, file, read in sorted(flat, key=lambda item: (item[0], item[1], item[2])):
-            by_task.setdefault(task_id, []).append((file, agent, run, read))
-        units.extend(TaskUnit("flat", task_id, path, tuple(logs)) for task_id, logs in by_task.items())
+    flat_logs = [log for logs in flat.values() for log in logs]
+    unit: TaskUnit | None = None
+    if current:  # a task folder
+        unit, beside = TaskUnit(layout_hint, name, path, _by_run(current)), per_run + flat_logs
+    elif per_run and run_folder is not None:  # one repetition of a task
+        logs = _by_run([log._replace(run=int(run_folder["run"])) for log in per_run])
+        unit, beside = TaskUnit("per_run", run_folder["task"], path, logs), flat_logs
+    if unit is not None:  # a leaf: folders inside it are listed, not walked
+        unit = unit._replace(ignored=tuple(sorted(others + [log.file_name for log in beside])))
+        skipped += [
+            SkippedFolder(os.path.join(path, sub), "a folder inside a task folder") for sub, _ in subfolders
+        ]
+        skipped += [_file(path, log.file_name, "named like a log of another layout") for log in beside]
+        skipped += [_file(path, other, NOT_A_LOG) for other in others if other != RESULTS_FILE]
+        return FolderScan((unit,), (), tuple(sorted(skipped, key=_path_of)), s3_marker)
+    units = [TaskUnit("flat", task_id, path, _by_run(logs)) for task_id, logs in sorted(flat.items())]
+    if not units and not subfolders:
+        return _nothing_to_analyse(path, name, depth, layout_hint, bool(others or per_run), skipped)
     if subfolders and depth >= MAX_WALK_DEPTH:
         skipped.append(SkippedFolder(path, f"deeper than {MAX_WALK_DEPTH} levels below a root"))
         subfolders = []
-    if units or subfolders:
-        return FolderScan(tuple(units), tuple(subfolders), tuple(skipped), s3_marker)
-    if others or per_run:
-        reason = "no agent-log files" if not per_run else "per-run logs in a folder not named <task_id>_<run>"
-        return FolderScan(skipped=(*skipped, SkippedFolder(path, reason)))
-    if skipped:  # only hostile entries: nothing here is a task
-        return FolderScan(skipped=(*skipped, SkippedFolder(path, "no readable agent-log files")))
-    if depth == 0:
-        return FolderScan(skipped=(SkippedFolder(path, "empty root: no task folders"),))
-    if EXPERIMENT_FOLDER_NAME.search(name):
-        return FolderScan(skipped=(SkippedFolder(path, "empty experiment folder: no task folders"),))
-    # an experiment creates one folder per task before anything runs: an unrun task is an empty folder
-    return FolderScan((TaskUnit(layout_hint, name, path, ()),))
+    skipped += [
+        _file(path, log.file_name, "a per-run log in a folder not named <task_id>_<run>") for log in per_run
+    ]
+    skipped += [_file(path, other, NOT_A_LOG) for other in others if other != RESULTS_FILE]
+    return FolderScan(tuple(units), tuple(subfolders), tuple(sorted(skipped, key=_path_of)), s3_marker)
+
+
+def _path_of(item: SkippedFolder) -> str:
+    return item.path
+
+
+def _file(folder: str, name: str, reason: str) -> SkippedFolder:
+    return SkippedFolder(os.path.join(folder, name), reason, "file")
+
+
+def _nothing_to_analyse(
+    path: str, name: str, depth: int, layout_hint: str, files: bool, skipped: list[SkippedFolder]
+) -> FolderScan:
+    """A folder with no task and no folder to walk: skipped with the reason, or an unrun task."""
+    if files:
+        reason = "no agent-log files (per-run logs need a folder named <task_id>_<run>)"
+    elif skipped:  # only hostile entries: nothing here is a task
+        reason = "no readable agent-log files"
+    elif depth == 0:
+        reason = "empty root: no task folders"
+    elif EXPERIMENT_FOLDER_NAME.search(name):
+        reason = "empty experiment folder: no task folders"
+    else:  # an experiment creates one folder per task before anything runs: an unrun task is an empty folder
+        return FolderScan((TaskUnit(layout_hint, name, path, ()),))
+    return FolderScan(skipped=(*sorted(skipped, key=_path_of), SkippedFolder(path, reason)))
+
+
+def _enter(
+    folder: Folder, walked: dict[str, str], level: list[Folder], skipped: list[tuple[Folder, SkippedFolder]]
+) -> None:
+    """Walk `folder` unless its real path was walked before (a symlink cycle, or a folder reached twice)."""
+    if folder.real in walked:
+        reason = f"same folder as {display_text(walked[folder.real])} (analysed once)"
+        skipped.append((folder, SkippedFolder(folder.path, reason)))
+    else:
+        walked[folder.real] = folder.path
+        level.append(folder)
+
+
+def find_task_units(roots: Sequence[str]) -> tuple[list[TaskUnit], list[SkippedFolder]]:
+    """(task units, skipped entries) under `roots`, both in the order of a sorted depth-first walk.
+
+    Folders are scanned level by level, each level in walk order, so the path that reaches a real folder
+    first (the shallower one, then the first in walk order) is the one analysed.
+    """
+    walked: dict[str, str] = {}  # real path -> the path it is walked under
+    found: list[
+        tuple[tuple[int, tuple[str, ...]], int, TaskUnit]
+    ] = []  # (walk key, place in its folder, unit)
+    skipped: list[tuple[Folder, SkippedFolder]] = []
+    level: list[Folder] = []
+    for index, root in enumerate(roots):
+        real = os.path.realpath(root)
+        _enter(Folder(index, (), os.path.normpath(root), 0, "current", real, (real,)), walked, level, skipped)
+    while level:
+        following: list[Folder] = []
+        for folder in level:
+            scan = scan_folder(folder.path, folder.depth, folder.layout_hint, folder.allowed)
+            for number, unit in enumerate(scan.units):
+                found.append(((folder.root, folder.parts), number, unit))
+            for item in scan.skipped:
+                skipped.append((folder, item))
+            hint = "s3_download" if scan.s3_marker else "current"
+            for name, link in scan.subfolders:
+                child = Folder(
+                    folder.root,
+                    (*folder.parts, name),
+                    folder.path + os.sep + name,
+                    folder.depth + 1,
+                    hint,
+                    link or folder.real + os.sep + name,
+                    folder.allowed if link is None else (*folder.allowed, link),
+                )
+                _enter(child, walked, following, skipped)
+        level = following
+    found.sort(key=_WALK_ORDER)
+    skipped.sort(key=lambda item: (item[0].root, item[0].parts, item[1].path))
+    return _gather_repetitions([unit for _, _, unit in found]), [item for _, item in skipped]
+
+
+def _gather_repetitions(units: list[TaskUnit]) -> list[TaskUnit]:
+    """One unit per per-run or flat task (experiment folder, task id), at the place of its first part."""
+    gathered: list[TaskUnit] = []
+    place: dict[tuple[str, str, str], int] = {}
+    for unit in units:
+        if unit.layout not in ("per_run", "flat"):
+            gathered.append(unit)
+            continue
+        experiment = unit.folder if unit.layout == "flat" else os.path.dirname(unit.folder)
+        key = (experiment, unit.task_id, unit.layout)
+        if key not in place:
+            place[key] = len(gathered)
+            gathered.append(unit._replace(folder=experiment))
+            continue
+        first = gathered[place[key]]
+        ignored = tuple(sorted({*first.ignored, *unit.ignored}))
+        gathered[place[key]] = first._replace(logs=first.logs + unit.logs, ignored=ignored)
+    return gathered
 
 
 def validate_analysis_parameters(

@@ -1,16 +1,20 @@
-"""Per-run dicts -> table rows, the `end_reason` column, and the storable form of file-system names."""
+"""Per-run dicts -> the columns of the runs table (`run_columns`), `end_reason` among them.
+
+Every text in a row is valid UTF-8: names from the file system are shown printable (`files.display_text`:
+undecodable bytes as `\\xNN`, control characters escaped), text from inside logs escaped where it holds
+lone surrogates (`files.valid_text`), and the folder's exact path is kept as bytes (`folder_path_bytes`).
+Columns, not rows: a list per column is built in one pass over the runs, without a dict per row.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import pandas as pd
-
-from cogames_lib.mindcraft.files import display_text
+from cogames_lib.mindcraft.files import display_text, valid_text
 from cogames_lib.outcomes import CompletionStatus
-from cogames_lib.tables import MINDCRAFT_METRIC_COLUMNS, MINDCRAFT_PATH_BYTES_COLUMNS
+from cogames_lib.tables import MINDCRAFT_METRIC_COLUMNS
 
 S = CompletionStatus
 METRIC_COLUMNS: tuple[str, ...] = tuple(column for column, _ in MINDCRAFT_METRIC_COLUMNS)
@@ -56,63 +60,43 @@ def end_reason(run: Mapping[str, Any]) -> str:
     return "unreadable"
 
 
-def flatten_run(run: Mapping[str, Any], no_score_policy: str) -> dict[str, Any]:
-    """One `mindcraft_runs` row from a per-run dict (nested values kept under NESTED_COLUMNS)."""
-    metrics = run["task_definition_metrics"]
-    status = run["overall_completion_status"]
-    excluded = no_score_policy == "exclude" and status in NO_VERDICT_STATUSES
+def run_columns(runs: Sequence[Mapping[str, Any]], no_score_policy: str) -> dict[str, list[Any]]:
+    """The `mindcraft_runs` columns (`tables.MINDCRAFT_RUNS`, in order) of per-run dicts, then the nested
+    `agent_outcomes` (the outcome dicts of each run's logs)."""
+    metrics = [run["task_definition_metrics"] for run in runs]
+    exclude = no_score_policy == "exclude"
+    folders = [display_text(run["folder_path"]) for run in runs]
     return {
-        "experiment": display_text(run["experiment"]),
-        "model_name": run["model_name"],
-        "task_id": display_text(run["task_id"]),
-        "task_type": run["task_type"],
-        "layout": run["layout"],
-        "agent_count": run["agent_count"],
-        "expected_agent_count": metrics.get("expected_agent_count"),
-        "expected_agent_count_mismatch": run["expected_agent_count_mismatch"],
-        "total_agent_logs_found": run["total_agent_logs_found"],
-        "repetition_count": len(run["repetitions"]),
-        "successful_repetitions": sum(
-            1 for rep in run["repetitions"].values() if rep["completion_status"] == S.SUCCESS
-        ),
-        "overall_completion_status": status,
-        "overall_is_successful": run["overall_is_successful"],
-        "overall_raw_score": run["overall_raw_score"],
-        "success_for_rate": None if excluded else run["overall_is_successful"],
-        "end_reason": end_reason(run),
-        "stale_log_count": run["stale_log_count"],
-        "has_task_definition": run["has_task_definition"],
-        "score_scale": run["score_scale"],
-        **{column: metrics.get(column) for column in METRIC_COLUMNS},
-        "ignored_files": display_text(";".join(run["ignored_files"])),
-        "folder_display": display_text(run["folder_path"]),
-        "folder_path": run["folder_path"],
-        "agent_outcomes": run["agent_outcomes"],
-        "repetitions": run["repetitions"],
+        "experiment": [display_text(run["experiment"]) for run in runs],
+        "model_name": [None if run["model_name"] is None else valid_text(run["model_name"]) for run in runs],
+        "task_id": [display_text(run["task_id"]) for run in runs],
+        "task_type": [run["task_type"] for run in runs],
+        "layout": [run["layout"] for run in runs],
+        "agent_count": [run["agent_count"] for run in runs],
+        "expected_agent_count": [values.get("expected_agent_count") for values in metrics],
+        "expected_agent_count_mismatch": [run["expected_agent_count_mismatch"] for run in runs],
+        "total_agent_logs_found": [run["total_agent_logs_found"] for run in runs],
+        "repetition_count": [len(run["repetitions"]) for run in runs],
+        "successful_repetitions": [
+            sum(rep["completion_status"] == S.SUCCESS for rep in run["repetitions"].values()) for run in runs
+        ],
+        "overall_completion_status": [run["overall_completion_status"] for run in runs],
+        "overall_is_successful": [run["overall_is_successful"] for run in runs],
+        "overall_raw_score": [run["overall_raw_score"] for run in runs],
+        "success_for_rate": [
+            None
+            if exclude and run["overall_completion_status"] in NO_VERDICT_STATUSES
+            else run["overall_is_successful"]
+            for run in runs
+        ],
+        "end_reason": [end_reason(run) for run in runs],
+        "stale_log_count": [run["stale_log_count"] for run in runs],
+        "has_task_definition": [run["has_task_definition"] for run in runs],
+        "score_scale": [run["score_scale"] for run in runs],
+        **{column: [values.get(column) for values in metrics] for column in METRIC_COLUMNS},
+        "ignored_files": [display_text(";".join(run["ignored_files"])) for run in runs],
+        "folder_display": folders,
+        "folder_path": list(folders),  # the same text, in its own list
+        "folder_path_bytes": [os.fsencode(run["folder_path"]) for run in runs],
+        "agent_outcomes": [run["agent_outcomes"] for run in runs],
     }
-
-
-def storable(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame as every writer can take it: paths printable (valid UTF-8), their exact bytes kept.
-
-    Names from the file system are printable in every text column already (`display_text`: pandas and
-    pyarrow refuse text holding undecodable bytes); only the path columns keep the exact name in memory
-    (object dtype, `surrogateescape` text). Stored, each path column becomes its printable form and a
-    binary column (`tables.MINDCRAFT_PATH_BYTES_COLUMNS`) carries the exact bytes: parquet stores them as binary, CSV
-    and HTML as a bytes literal, so a non-UTF-8 name survives every format (`os.fsdecode` maps back).
-    """
-    frame = frame.copy()
-    for column, bytes_column in MINDCRAFT_PATH_BYTES_COLUMNS.items():
-        if column in frame.columns:
-            paths = frame[column]
-            frame[bytes_column] = pd.Series(
-                [os.fsencode(v) if isinstance(v, str) else None for v in paths],
-                index=frame.index,
-                dtype=object,
-            )
-            frame[column] = pd.Series(
-                [display_text(v) if isinstance(v, str) else None for v in paths],
-                index=frame.index,
-                dtype="string",
-            )
-    return frame

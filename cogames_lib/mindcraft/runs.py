@@ -1,7 +1,7 @@
 """One task's logs -> one per-run dict (`build_run`; `extract_result` for one task folder).
 
 A task's logs are found by `discovery.py` in any layout (a task folder of `<Agent>_<server>_<run>.json`,
-per-run folders, flat files); nothing else is assumed: any number of agents, any number of
+per-run folders, flat files) and read here (`read_unit`); nothing else is assumed: any number of agents, any number of
 repetitions, or none at all (a task that never ran is an empty folder).
 
 Combining, in two steps:
@@ -17,39 +17,31 @@ Combining, in two steps:
 Per-run dict keys: `task_id, folder_path, experiment, model_name, task_type, agent_count,
 expected_agent_count_mismatch, total_agent_logs_found, overall_raw_score, overall_is_successful,
 overall_completion_status, repetitions, agent_outcomes, task_definition_metrics, has_task_definition,
-score_scale, ignored_files, layout, stale_log_count, unit_key`. `agent_count` is the number of distinct agents whose logs were found, or
-the expected count when the folder is empty; `repetitions` maps run index -> its best outcome
+score_scale, ignored_files, layout, stale_log_count, experiment_path`. `agent_count` is the number of
+distinct agents whose logs were found, or the expected count when the folder is empty; `repetitions` maps run index -> its best outcome
 (`completion_status`, `raw_score`, `agent_log_count`, `stale_reason`).
 """
 
 from __future__ import annotations
 
 import ast
-import operator
 import os
-import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.mindcraft.discovery import TaskUnit, scan_folder
+from cogames_lib.mindcraft.discovery import RESULTS_FILE, TaskUnit, experiment_folder, scan_folder
 from cogames_lib.mindcraft.files import (
     DEFAULT_MAX_LOG_BYTES,
     RESULTS_FILE_MAX_BYTES,
     RefusedFile,
     read_regular_file,
 )
-from cogames_lib.mindcraft.logs import (
-    outcome_from_bytes,
-    read_outcome,
-    rescale_outcome,
-)
+from cogames_lib.mindcraft.logs import read_outcome, rescale_outcome
 from cogames_lib.mindcraft.stale import mark_skewed
 from cogames_lib.mindcraft.tasks import task_definition_metrics, task_type_of
 from cogames_lib.mindcraft.verdicts import SCORE_SCALE_BY_TASK_TYPE, infer_score_scale
 from cogames_lib.outcomes import STATUS_ORDER, CompletionStatus
-
-RESULTS_FILE = "results.txt"
 
 # Agents within one run: the first status present in this list decides (TIMED_OUT overrides all).
 RUN_STATUS_PRIORITY: tuple[str, ...] = tuple(
@@ -67,7 +59,6 @@ _NO_SCORE = CompletionStatus.NO_SCORE_LOGGED.value
 _SUCCESS = CompletionStatus.SUCCESS.value
 _LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
 _STATUS_RANK = {status: rank for rank, status in enumerate(STATUS_ORDER)}
-_FIRST = operator.itemgetter(0)
 
 
 def read_model_name(experiment_root: str) -> str | None:
@@ -130,16 +121,8 @@ def _score_scale(task_type: str | None, outcomes: list[dict[str, Any]]) -> float
 
 
 def read_unit(unit: TaskUnit, max_bytes: int = DEFAULT_MAX_LOG_BYTES) -> list[dict[str, Any]]:
-    """The outcome of every log of a task unit, each with the `source_path` it was read from."""
-    outcomes = []
-    for file_name, agent, run, path in unit.logs:
-        try:  # read_outcome, inlined: this loop runs once per log
-            outcome = outcome_from_bytes(file_name, agent, run, read_regular_file(path, max_bytes), None)
-        except (OSError, RefusedFile):
-            outcome = read_outcome(path, file_name, agent, run, max_bytes)  # the error outcome, worded once
-        outcome["source_path"] = path
-        outcomes.append(outcome)
-    return outcomes
+    """The outcome of every log of a task unit, in the unit's order."""
+    return [read_outcome(log.path, log.file_name, log.agent, log.run, max_bytes) for log in unit.logs]
 
 
 def build_run(
@@ -151,50 +134,32 @@ def build_run(
     model_name: str | None = None,
     *,
     metrics: dict[str, Any] | None = None,
-    ignored_files: tuple[str, ...] | list[str] = (),
-    unit_key: str | None = None,
+    ignored_files: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Per-run dict (keys in the module docstring) of a task's log outcomes, found in `folder`.
 
     The experiment is the folder itself for the `flat` and `per_run` layouts (their logs sit in or
     below it), else the folder's parent.
     """
-    # interned: every task of an experiment then shares one string, pickled once per worker message
-    experiment_root = sys.intern(folder if layout in ("flat", "per_run") else folder.rpartition(os.sep)[0])
+    experiment_root = experiment_folder(folder, layout)
     task_type = task_type_of(task_id, task_definition)
     scale = _score_scale(task_type, outcomes)
-    for outcome in outcomes:  # a loop, not any(<generator>): this runs for every task
-        if outcome["score_scale"] != scale:
-            outcomes = [rescale_outcome(outcome, scale) for outcome in outcomes]
-            break
-    if len(outcomes) > 1:  # one log cannot be stale by its start time
-        outcomes = mark_skewed(outcomes)
-
+    outcomes = mark_skewed([rescale_outcome(outcome, scale) for outcome in outcomes])
     by_run: dict[int, list[dict[str, Any]]] = {}
-    agents = set()
-    stale_count = 0
-    for outcome in outcomes:  # one pass: repetitions, distinct agents, stale logs
-        group = by_run.get(outcome["run_index"])
-        if group is None:
-            by_run[outcome["run_index"]] = [outcome]
-        else:
-            group.append(outcome)
-        agents.add(outcome["agent_name"])
-        if outcome["stale_reason"]:
-            stale_count += 1
-    items = by_run.items() if len(by_run) < 2 else sorted(by_run.items(), key=_FIRST)
-    repetitions = {run_index: _combine_agents(group) for run_index, group in items}
+    for outcome in outcomes:
+        by_run.setdefault(outcome["run_index"], []).append(outcome)
+    repetitions = {run_index: _combine_agents(by_run[run_index]) for run_index in sorted(by_run)}
     best = _best_repetition(repetitions)
     status = best["completion_status"] if best else _NO_SCORE
 
     if metrics is None:
         metrics = task_definition_metrics(task_id, task_definition)
     expected = metrics.get("expected_agent_count")
-    observed = len(agents)
+    observed = len({outcome["agent_name"] for outcome in outcomes})
     return {
         "task_id": task_id,
         "folder_path": folder,
-        "experiment": sys.intern(experiment_root.rpartition(os.sep)[2]),
+        "experiment": experiment_root.rpartition(os.sep)[2],
         "experiment_path": experiment_root,
         "model_name": model_name,
         "task_type": task_type,
@@ -213,8 +178,7 @@ def build_run(
         "has_task_definition": task_definition is not None,
         "score_scale": scale,
         "ignored_files": list(ignored_files),
-        "stale_log_count": stale_count,
-        "unit_key": unit_key if unit_key is not None else os.path.realpath(folder) + os.sep + task_id,
+        "stale_log_count": sum(1 for outcome in outcomes if outcome["stale_reason"]),
     }
 
 
@@ -248,5 +212,5 @@ def extract_result(
         read_unit(unit, max_bytes),
         task_definition,
         model_name,
-        ignored_files=unit.others,
+        ignored_files=unit.ignored,
     )

@@ -21,10 +21,10 @@ holding one is LOG_FILE_ERROR (never SUCCESS), whatever the other logs say. The 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cogames_lib.mindcraft.files import RefusedFile, read_regular_file
+from cogames_lib.mindcraft.files import RefusedFile, display_text, read_regular_file
 from cogames_lib.outcomes import CompletionStatus
 
 STALE_START_SKEW_S = 30.0
@@ -45,12 +45,14 @@ def mark_stale(outcome: dict[str, Any], reason: str) -> dict[str, Any]:
     }
 
 
-def _latest_start(outcomes: list[dict[str, Any]], skip: dict[str, Any] | None = None) -> float | None:
+def _latest_start(
+    outcomes: Sequence[Mapping[str, Any]], skip: Mapping[str, Any] | None = None
+) -> float | None:
     starts = [o["task_start_ms"] for o in outcomes if o is not skip and o.get("task_start_ms") is not None]
     return max(starts) if starts else None
 
 
-def skew_seconds(outcome: dict[str, Any], partners: list[dict[str, Any]]) -> float | None:
+def skew_seconds(outcome: Mapping[str, Any], partners: Sequence[Mapping[str, Any]]) -> float | None:
     """How many seconds `outcome` started before the latest of its repetition partners (None: unknown)."""
     start = outcome.get("task_start_ms")
     latest = _latest_start(partners, skip=outcome)
@@ -87,67 +89,43 @@ def _same_bytes(first: str, second: str) -> bool:
         return False
 
 
-def copy_hashes(outcomes: list[dict[str, Any]]) -> list[int]:
-    """Hashes of the (size, taskStart, turn count) keys `find_identical_copies` groups logs by, for the
-    logs it could mark. A worker sends these instead of the parent walking every outcome again:
-    identical keys give identical hashes in any process (no string or None is hashed: None's hash
-    is its address, which differs between spawned processes), and a collision only costs a full check."""
-    return [
-        hash((size, -1 if (start := o["task_start_ms"]) is None else start, o["turn_count"]))
-        for o in outcomes
-        if (size := o["file_size_bytes"]) and o["agent_log_processed"] and o.get("source_path")
-    ]
-
-
-def may_have_copies(hash_lists: list[list[int]]) -> bool:
-    """False when no two logs share a `copy_hashes` key: then no log is a byte-identical copy."""
-    seen: set[int] = set()
-    total = 0
-    for hashes in hash_lists:
-        seen.update(hashes)
-        total += len(hashes)
-    return len(seen) < total
-
-
 def find_identical_copies(
-    runs: list[dict[str, Any]], display: Callable[[str], str]
+    outcomes: Sequence[Sequence[Mapping[str, Any]]], paths: Sequence[Sequence[str]], folders: Sequence[str]
 ) -> dict[tuple[int, int], str]:
-    """{(run position, outcome position): reason} for logs byte-identical to a log of another task.
+    """{(task position, log position): reason} for logs byte-identical to a log of another task.
 
-    `runs` are per-run dicts whose outcomes carry `source_path` (the file read).
+    `outcomes[t]` are the log outcomes of task t, found in `folders[t]`; `paths[t][i]` is the file
+    `outcomes[t][i]` was read from.
     """
-    candidates: dict[tuple[Any, ...], list[tuple[int, int]]] = {}
-    for run_position, run in enumerate(runs):
-        for position, outcome in enumerate(run["agent_outcomes"]):  # every log: kept lean
-            size = outcome["file_size_bytes"]
-            if size and outcome["agent_log_processed"] and outcome.get("source_path"):
-                # a copy has the same size, start time and turn count; the bytes decide below
-                key = (size, outcome["task_start_ms"], outcome["turn_count"])
-                places = candidates.get(key)
-                if places is None:
-                    candidates[key] = [(run_position, position)]
-                else:
-                    places.append((run_position, position))
+    first_place: dict[tuple[Any, ...], tuple[int, int]] = {}  # a copy has the same size, start time, turns
+    candidates: dict[tuple[Any, ...], list[tuple[int, int]]] = {}  # keys met more than once: the bytes decide
+    for run_position, run_outcomes in enumerate(outcomes):
+        for position, outcome in enumerate(run_outcomes):
+            if outcome["file_size_bytes"] and outcome["agent_log_processed"]:
+                key = (outcome["file_size_bytes"], outcome["task_start_ms"], outcome["turn_count"])
+                place = first_place.setdefault(key, (run_position, position))
+                if place != (run_position, position):
+                    candidates.setdefault(key, [place]).append((run_position, position))
     stale: dict[tuple[int, int], str] = {}
     for places in candidates.values():
-        if len(places) < 2 or len({runs[r]["unit_key"] for r, _ in places}) < 2:  # the first: nearly all
+        if len({run for run, _ in places}) < 2:  # copies within one task are no sign
             continue
-        path_of = {place: runs[place[0]]["agent_outcomes"][place[1]]["source_path"] for place in places}
         first = places[0]
-        identical = [first] + [place for place in places[1:] if _same_bytes(path_of[first], path_of[place])]
-        if len({runs[r]["unit_key"] for r, _ in identical}) < 2:
+        identical = [first] + [
+            p for p in places[1:] if _same_bytes(paths[first[0]][first[1]], paths[p[0]][p[1]])
+        ]
+        if len({run for run, _ in identical}) < 2:
             continue
         fits = []
         for run_position, position in identical:
-            outcomes = runs[run_position]["agent_outcomes"]
-            me = outcomes[position]
-            partners = [o for o in outcomes if o["run_index"] == me["run_index"]]
+            me = outcomes[run_position][position]
+            partners = [o for o in outcomes[run_position] if o["run_index"] == me["run_index"]]
             skew = skew_seconds(me, partners)
             fits.append(skew is not None and abs(skew) <= STALE_START_SKEW_S)
         for place, fitting in zip(identical, fits, strict=True):
             if fitting and sum(fits) == 1:
                 continue  # the original: its partners started with it
-            others = sorted(display(runs[other[0]]["folder_path"]) for other in identical if other != place)
+            others = sorted(display_text(folders[other[0]]) for other in identical if other != place)
             stale[place] = f"byte-identical to a log in {others[0]}" + (
                 f" (and {len(others) - 1} more)" if len(others) > 1 else ""
             )

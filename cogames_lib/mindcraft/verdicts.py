@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
+from typing import Any
 
-from cogames_lib.mindcraft.decode import Turn
 from cogames_lib.outcomes import CompletionStatus
 
 SCORE_LINE = re.compile(
@@ -36,44 +37,42 @@ LEGACY_VERDICTS: dict[str, tuple[CompletionStatus, float | None]] = {
     "No other agents found": (CompletionStatus.FAILED_SCORE_ZERO, 0.0),
 }
 
-# Cheap byte-level pre-check: a log whose bytes hold neither marker cannot hold a verdict, so its
-# turns are never walked in Python (the common case: every agent but the one that logged the score).
-# Every verdict phrase contains "ended"; JSON could only hide it behind an escape of one of its
-# letters (e = \u0065, n = \u006e, d = \u0064), which all start with `\u006`.
-VERDICT_MARKERS: tuple[bytes, ...] = (b"ended", b"\\u006")
+# Cheap byte-level pre-check: a log whose bytes hold neither marker cannot hold a verdict, so its turns are
+# never searched (the common case: every agent but the one that logged the score). Every verdict phrase
+# contains "ended"; JSON could only hide it behind an escape of one of its letters (e = \u0065,
+# n = \u006e, d = \u0064), which all start with `\u006`.
+VERDICT_MARKER = b"ended"
+VERDICT_ESCAPE = b"\\u006"
+# The notes `classify_verdict` adds (dropped when a log is classified again under another scale)
+SCORE_NOTES: tuple[str, ...] = ("score ",)  # "score line holds no usable number ...", "score ... clipped"
 
 SCORE_SCALE_BY_TASK_TYPE: dict[str, float] = {"construction": 100.0, "cooking": 1.0, "techtree": 1.0}
 
 
-def find_verdict(turns: list[Turn], single: bool) -> tuple[str | None, str | None, float | None, int]:
-    """Walk turns (`decode.Turn`: role, content) from the end: (verdict kind, message, logged score, score lines found).
+def find_verdict(system_contents: Iterable[Any]) -> tuple[str | None, str | None, float | None, int]:
+    """(verdict kind, message, logged score, score lines found) from a log's system-turn contents, given
+    from the last turn back (a content that is not a string cannot hold a verdict).
 
     kind is "score", a legacy phrase, or None. The LAST verdict counts (an agent may log its score
     more than once; earlier lines are stale), except that a legacy timeout anywhere overrides.
-    `single`: the raw bytes hold "ended" exactly once and no escapes that could spell it, so the
-    walk stops at the first turn mentioning it (usually the last turn) instead of visiting them all.
     """
     kind: str | None = None
     message: str | None = None
     score: float | None = None
     score_lines = 0
     timeout_message: str | None = None
-    for turn in reversed(turns):
-        content = turn.content
+    for content in system_contents:
         if type(content) is not str or "ended" not in content:
             continue
-        if turn.role == "system":
-            score_matches = SCORE_LINE.findall(content)
-            score_lines += len(score_matches)
-            legacy = LEGACY_LINE.search(content)
-            if legacy is not None and legacy.group(1) == "Task timeout reached" and timeout_message is None:
-                timeout_message = content
-            if kind is None and score_matches:
-                kind, message, score = "score", content, float(score_matches[-1])
-            elif kind is None and legacy is not None:
-                kind, message = legacy.group(1), content
-        if single:
-            break
+        score_matches = SCORE_LINE.findall(content)
+        score_lines += len(score_matches)
+        legacy = LEGACY_LINE.search(content)
+        if legacy is not None and legacy.group(1) == "Task timeout reached" and timeout_message is None:
+            timeout_message = content
+        if kind is None and score_matches:
+            kind, message, score = "score", content, float(score_matches[-1])
+        elif kind is None and legacy is not None:
+            kind, message = legacy.group(1), content
     if timeout_message is not None:
         return "Task timeout reached", timeout_message, score, score_lines
     return kind, message, score, score_lines
