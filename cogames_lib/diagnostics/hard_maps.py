@@ -46,6 +46,7 @@ MAX_STAGES = 8  # growth stages per draw (each one bound evaluation)
 GROWTH_DAMPING = 0.75  # grow by this share of the factor still missing: overshooting past 0.8 wastes a stage
 MIN_GROWTH, MAX_GROWTH = 0.08, 0.6  # a stage grows each side by at least / at most this factor
 DISTRACTORS_AT_MOST = 4
+SEARCH_EFFICIENCY = 0.5  # a searching agent's lanes overlap: count the outward sweep at half the ideal rate
 
 
 @dataclass(frozen=True)
@@ -72,16 +73,16 @@ def _views_hold(grid_map: GridMap, parameters: HardParameters, spawns: list[tupl
 
 
 def search_sweep(geometry: Geometry, targets: tuple[str, ...]) -> int:
-    """Steps an 11-wide view needs, at least, to pass once over every reachable open cell that is no farther
-    from the spawns (in moves) than the nearest cell from which a target is used: what a search that
-    widens outwards covers before it can find the target. 0 without targets."""
+    """Steps an 11-wide view needs to pass over every reachable open cell that is no farther from the
+    spawns (in moves) than the nearest cell from which a target is used (what a search that widens outwards
+    covers before it can find the target), at `SEARCH_EFFICIENCY` of the ideal rate. 0 without targets."""
     stations = tuple(p for kind in targets for p in geometry.stations_by_kind.get(kind, ()))
     if not stations:
         return 0
     from_spawns = geometry.bfs([a.position for a in geometry.world.agents])
     reach = min((from_spawns[c] for c in geometry.approach_cells(stations)), default=UNREACHABLE)
     closer = sum(1 for steps in from_spawns if steps <= reach)
-    return math.ceil(closer / VIEW_SIZE)
+    return math.ceil(closer / VIEW_SIZE / SEARCH_EFFICIENCY)
 
 
 def certified_map(diagnostic: Diagnostic, seed: int, num_agents: int) -> Certificate:

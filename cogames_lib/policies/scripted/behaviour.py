@@ -148,10 +148,9 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         for resource in rules.RESOURCES:
             if resource in self.claimed:
                 continue
-            sources = [
-                *memory.known(f"{resource}_extractor"),
-                *(c for c in memory.known(f"chest_{resource}") if memory.stock[c] > 0),
-            ]
+            if any(memory.stock[c] > 0 for c in memory.known(f"chest_{resource}")):
+                continue  # a stocked chest gives the whole stock at once: the roles split those
+            sources = memory.known(f"{resource}_extractor")
             far = [c for c in sources if abs(c[0] - ORIGIN) + abs(c[1] - ORIGIN) > FAR_SOURCE]
             if not far or len(far) < len(sources):
                 continue
