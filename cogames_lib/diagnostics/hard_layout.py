@@ -76,9 +76,7 @@ def between_spawns_and(cells: Cells, names: tuple[str, ...]) -> tuple[list[bool]
     return rows, cols
 
 
-def grow(
-    cells: Cells, rows: int, cols: int, rng: random.Random, keep_near: tuple[str, ...] = ()
-) -> Cells:
+def grow(cells: Cells, rows: int, cols: int, rng: random.Random, keep_near: tuple[str, ...] = ()) -> Cells:
     """Copy `rows` station-free rows and `cols` station-free columns (fewer where none is left), none of
     them between a `keep_near` object and its nearest spawn."""
     frozen_rows, frozen_cols = between_spawns_and(cells, keep_near)

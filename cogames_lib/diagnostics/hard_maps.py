@@ -122,9 +122,7 @@ def _grid_map(cells: hard_layout.Cells, base: GridMap, name: str) -> GridMap:
     return GridMap(name=name, source=f"<{name}>", cells=frozen, spawns=spawns, map_type=base.map_type)
 
 
-def _stage(
-    diagnostic: Diagnostic, grid_map: GridMap, seed: int, num_agents: int
-) -> tuple[int, int, bool]:
+def _stage(diagnostic: Diagnostic, grid_map: GridMap, seed: int, num_agents: int) -> tuple[int, int, bool]:
     """(bound, search sweep, view conditions hold) of one candidate map for the episode's spawns."""
     parameters = diagnostic.hard
     assert parameters is not None

@@ -68,7 +68,9 @@ HARD_PARAMETERS: MappingProxyType[str, HardParameters] = MappingProxyType(
         "chorus_quad": HardParameters(160),
         "vibe_swap": HardParameters(60, share_band=(0.35, 0.8)),
         "chest_withdrawal": HardParameters(220),
-        "multi_station": HardParameters(400, share_band=(0.3, 0.6), max_side=50, initial_energy=24, chargers=0),
+        "multi_station": HardParameters(
+            400, share_band=(0.3, 0.6), max_side=50, initial_energy=24, chargers=0
+        ),
     }
 )
 
