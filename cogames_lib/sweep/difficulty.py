@@ -13,6 +13,7 @@ A pure function: no plotting, no I/O. `difficulty_markdown` writes it as a bins 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import pandas as pd
@@ -28,7 +29,7 @@ _JOIN = [c for c in INSTANCE_KEY if c != "episode_seed"]
 
 
 def bin_labels(bins: Sequence[float] = SHARE_BINS) -> list[str]:
-    return [f"{low:.1f}-{high:.1f}" for low, high in zip(bins[:-1], bins[1:], strict=True)]
+    return [f"{low:.1f}-{high:.1f}" for low, high in itertools.pairwise(bins)]
 
 
 def share_bins(shares: pd.Series, bins: Sequence[float] = SHARE_BINS) -> pd.Series:
