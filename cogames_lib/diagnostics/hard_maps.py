@@ -12,8 +12,12 @@ num_agents, draw)` for draw = 0, 1, ...:
    `CERTIFY_SHARE` x max_steps, or the map reaches the row's `max_side`;
 3. the last stage that passed certification is the draw's map: (a) the row's view conditions hold for the
    episode's spawns, (b) the bound is finite (what the episode needs is reachable) and at most
-   `CERTIFY_SHARE` x max_steps, and (c) for search diagnostics the bound plus an outward sweep of the open
-   cells closer to the spawns than the target (`search_sweep`) fits in max_steps.
+   `CERTIFY_SHARE` x max_steps, and (c) the bound plus an outward sweep of the open cells closer to the
+   spawns than what must be found (`search_sweep`) fits in max_steps: for search diagnostics the target,
+   for the others every needed station kind no agent sees at the start (one agent searching, even in a team). Growth turns many diagnostics into searches (a station pushed out of view), and a
+   search needs time an oracle's full-knowledge bound does not count. For the others the rule binds only
+   where the draw's first stage (the base layout) meets it: a base whose route reveals its targets as it
+   goes (radial's arms) was never a sweep of every open cell and is not judged as one.
 A draw with no certified stage is drawn again from the next derived seed, at most `MAX_DRAWS` times; a seed
 with no accepted draw raises `MapError`.
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -34,6 +39,7 @@ from cogames_lib.diagnostics.hard_parameters import HardParameters
 from cogames_lib.diagnostics.oracle_bound import world_bound
 from cogames_lib.diagnostics.oracle_geometry import UNREACHABLE, Geometry
 from cogames_lib.diagnostics.shipped_maps import shipped_map
+from cogames_lib.diagnostics.variants import required_objects
 from cogames_lib.errors import MapError
 from cogames_lib.seeding import stable_hash
 
@@ -46,7 +52,9 @@ MAX_STAGES = 8  # growth stages per draw (each one bound evaluation)
 GROWTH_DAMPING = 0.75  # grow by this share of the factor still missing: overshooting past 0.8 wastes a stage
 MIN_GROWTH, MAX_GROWTH = 0.08, 0.6  # a stage grows each side by at least / at most this factor
 DISTRACTORS_AT_MOST = 4
-SEARCH_EFFICIENCY = 0.5  # a searching agent's lanes overlap: count the outward sweep at half the ideal rate
+SEARCH_EFFICIENCY = (
+    0.35  # a searching agent's lanes overlap and double back: count the sweep at this share of the ideal rate
+)
 
 
 @dataclass(frozen=True)
@@ -72,17 +80,39 @@ def _views_hold(grid_map: GridMap, parameters: HardParameters, spawns: list[tupl
     return True
 
 
-def search_sweep(geometry: Geometry, targets: tuple[str, ...]) -> int:
+def search_sweep(geometry: Geometry, targets: Iterable[str], searchers: int = 1) -> int:
     """Steps an 11-wide view needs to pass over every reachable open cell that is no farther from the
-    spawns (in moves) than the nearest cell from which a target is used (what a search that widens outwards
-    covers before it can find the target), at `SEARCH_EFFICIENCY` of the ideal rate. 0 without targets."""
-    stations = tuple(p for kind in targets for p in geometry.stations_by_kind.get(kind, ()))
-    if not stations:
-        return 0
+    spawns (in moves) than the farthest of the `targets` kinds (each at its nearest station): what a search
+    that widens outwards covers before it has found them all, at `SEARCH_EFFICIENCY` of the ideal rate,
+    shared by `searchers` agents. 0 without targets."""
     from_spawns = geometry.bfs([a.position for a in geometry.world.agents])
-    reach = min((from_spawns[c] for c in geometry.approach_cells(stations)), default=UNREACHABLE)
+    reaches = [
+        min((from_spawns[c] for c in geometry.approach_cells(stations)), default=UNREACHABLE)
+        for stations in (geometry.stations_by_kind.get(kind, ()) for kind in targets)
+        if stations
+    ]
+    if not reaches:
+        return 0
+    reach = max(reaches)
     closer = sum(1 for steps in from_spawns if steps <= reach)
-    return math.ceil(closer / VIEW_SIZE / SEARCH_EFFICIENCY)
+    return math.ceil(closer / VIEW_SIZE / SEARCH_EFFICIENCY / searchers)
+
+
+def _unseen_needs(diagnostic: Diagnostic, grid_map: GridMap, world: World) -> list[str]:
+    """The station kinds the episode needs (`variants.required_objects`, chargers aside) of which no
+    station is in view of any agent at the start."""
+    needed = required_objects(diagnostic.env_config(world.num_agents), world.num_agents)
+    spawns = [(a.row, a.col) for a in world.agents]
+    return [
+        kind
+        for kind in needed
+        if kind != "charger"
+        and not any(
+            abs(r - tr) <= VIEW_RADIUS and abs(c - tc) <= VIEW_RADIUS
+            for r, c in spawns
+            for tr, tc in grid_map.positions_of(kind)
+        )
+    ]
 
 
 def certified_map(diagnostic: Diagnostic, seed: int, num_agents: int) -> Certificate:
@@ -123,7 +153,9 @@ def _grid_map(cells: hard_layout.Cells, base: GridMap, name: str) -> GridMap:
 
 
 def _stage(diagnostic: Diagnostic, grid_map: GridMap, seed: int, num_agents: int) -> tuple[int, int, bool]:
-    """(bound, search sweep, view conditions hold) of one candidate map for the episode's spawns."""
+    """(bound, search sweep, view conditions hold) of one candidate map for the episode's spawns. The sweep
+    covers the search diagnostics' targets; elsewhere whatever the episode needs and no agent sees at the
+    start. One agent searches: a team that splits the search well only gains margin."""
     parameters = diagnostic.hard
     assert parameters is not None
     world = World(grid_map, num_agents, diagnostic.env_config(num_agents))
@@ -132,7 +164,10 @@ def _stage(diagnostic: Diagnostic, grid_map: GridMap, seed: int, num_agents: int
         return UNREACHABLE, 0, False
     geometry = Geometry(world)
     bound = world_bound(world, geometry)
-    sweep = search_sweep(geometry, parameters.out_of_view) if parameters.search else 0
+    if parameters.search:
+        sweep = search_sweep(geometry, parameters.out_of_view)
+    else:
+        sweep = search_sweep(geometry, _unseen_needs(diagnostic, grid_map, world))
     return bound, sweep, True
 
 
@@ -149,11 +184,15 @@ def draw_hard_map(diagnostic: Diagnostic, seed: int, num_agents: int, draw: int)
     cells = hard_layout.mirror([list(row) for row in base.cells], rng)
     name = f"{diagnostic.map_name}_hard_s{seed}_d{draw}"
     best: Certificate | None = None
+    enforce: bool | None = None  # the sweep rule binds where the base layout meets it (see the docstring)
     good = cells  # the last certified stage's cells (growth restarts from them after an overshoot)
     scale = 1.0
     for _ in range(MAX_STAGES):
         grid_map = _grid_map(_dress(cells, parameters, random.Random(dress_seed)), base, name)
         bound, sweep, views = _stage(diagnostic, grid_map, seed, num_agents)
+        if enforce is None and views:
+            enforce = parameters.search or bound + sweep <= budget
+        sweep = sweep if enforce else 0
         if views and bound <= CERTIFY_SHARE * budget and bound + sweep <= budget:
             best, good = Certificate(grid_map, bound, draw, sweep, target), cells
             if bound >= target * budget:

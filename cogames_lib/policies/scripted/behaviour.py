@@ -40,7 +40,7 @@ RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
-FAR_SOURCE = 20  # Manhattan distance from the spawn beyond which a source is split by sector (`_duty`)
+FAR_SOURCE = 30  # Manhattan distance from the spawn beyond which a source is split by sector (`_duty`)
 
 
 class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):

@@ -4,7 +4,8 @@ A frontier cell is an unknown cell next to a known-empty cell the agent can reac
 cells (an area glimpsed through a wall is no frontier until a known way leads there). The agent walks to
 the frontier cell of most expected information per step:
 
-    score = gain / (path length + TRAVEL_OVERHEAD + SECTOR_PENALTY if outside the agent's own sector)
+    score = gain / (path length + TRAVEL_OVERHEAD + ORIGIN_WEIGHT x min(distance from the spawn, ORIGIN_REACH)
+                   + SECTOR_PENALTY if the cell lies in a teammate's sector)
 
 where gain counts the unknown cells of the 11 x 11 view centred on that cell (what standing there would
 reveal; outside the known box everything is unknown). So a large unseen room a few steps further beats the
@@ -29,6 +30,8 @@ from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 from cogames_lib.policies.scripted.planning import Cell
 
 TRAVEL_OVERHEAD = 6  # steps added to every path length (see the module docstring)
+ORIGIN_WEIGHT = 0.0  # steps charged per cell of distance from the spawn ...
+ORIGIN_REACH = 40  # ... counted up to this distance (far out, where the agent is matters, not the spawn)
 SECTOR_PENALTY = 24  # extra steps charged for a frontier cell in a teammate's sector
 SHARED_RADIUS = 2  # cells within this Manhattan distance of the spawn belong to every sector
 DIRECTIONS = ("north", "east", "south", "west")
@@ -93,7 +96,7 @@ def frontier_target(
     best = -1
     orow, ocol = origin[0] - r0, origin[1] - c0
     max_gain = VIEW_SIZE * VIEW_SIZE
-    while layer and max_gain / (depth + 1 + TRAVEL_OVERHEAD) > best_score:
+    while layer and max_gain / (depth + 1 + TRAVEL_OVERHEAD) > best_score:  # the spawn term only adds
         next_layer = []
         for here in layer:
             col = here % width
@@ -108,8 +111,8 @@ def frontier_target(
                 if unknown[there]:
                     parent[there] = here
                     row_t, col_t = divmod(there, width)
-                    steps = depth + 1 + TRAVEL_OVERHEAD
                     away = abs(row_t - orow) + abs(col_t - ocol)
+                    steps = depth + 1 + TRAVEL_OVERHEAD + ORIGIN_WEIGHT * min(away, ORIGIN_REACH)
                     if away > SHARED_RADIUS and direction_of((row_t, col_t), (orow, ocol)) not in sector:
                         steps += SECTOR_PENALTY
                     score = gains[there] / steps
