@@ -1,19 +1,18 @@
 """The hard tier: one parametrized test over every `<name>_hard` variant and agent count.
 
 Each generated instance is certified (oracle lower bound <= 0.8 x max_steps, view conditions, search
-budget), deterministic per seed, keeps the base's stations, is solved by the oracle, failed by `noop`, and
-failed by the ablation of every skill the diagnostic claims.
+budget), deterministic per seed, keeps the base's stations (adding only chargers and the row's distractors),
+is solved by the oracle, failed by `noop`, and failed by the ablation of every skill the diagnostic claims.
 """
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import pytest
 
 from cogames_lib.diagnostics import DIAGNOSTICS, HARD_DIAGNOSTICS, get_diagnostic
-from cogames_lib.diagnostics.hard_maps import CERTIFY_SHARE, _certified, certified_map, draw_map
+from cogames_lib.diagnostics.hard_maps import CERTIFY_SHARE, _certified, certified_map, draw_hard_map
 from cogames_lib.diagnostics.hard_table import HARD_PARAMETERS
 from cogames_lib.diagnostics.shipped_maps import shipped_map
 from cogames_lib.sweep import run_episode
@@ -41,8 +40,10 @@ def test_hard_variant(name: str, count: int) -> None:
         assert certificate.bound <= CERTIFY_SHARE * record.max_steps
         assert certificate.bound + certificate.sweep_steps <= record.max_steps
         grid_map = certificate.grid_map
-        assert _stations(grid_map.cells) == _stations(base_map.cells)  # same stations, same spawns
-        assert grid_map.height * grid_map.width > base_map.height * base_map.width  # larger
+        added = _stations(grid_map.cells) - _stations(base_map.cells)
+        assert not _stations(base_map.cells) - _stations(grid_map.cells)  # every station and spawn kept
+        assert set(added) <= {"charger", *record.hard.distractors}  # only chargers and distractors added
+        assert grid_map.height * grid_map.width >= base_map.height * base_map.width
         oracle = run_episode("oracle", record, count, seed)
         assert oracle["success"], f"oracle failed {name} x{count} seed {seed}"
         assert certificate.bound <= oracle["steps"] <= record.max_steps
@@ -59,10 +60,10 @@ def test_generation_is_deterministic_per_seed_and_varies_across_seeds() -> None:
     _certified.cache_clear()
     assert certified_map(record, 7, 2).grid_map.cells == first
     assert len({certified_map(record, seed, 2).grid_map.cells for seed in range(6)}) > 1
-    parameters = HARD_PARAMETERS["radial"]
-    base = shipped_map(record.map_file)
-    one = draw_map(base, parameters, random.Random(3), 1.0, "x").cells
-    assert draw_map(base, parameters, random.Random(3), 1.0, "x").cells == one
+    one = draw_hard_map(record, 3, 2, 0)
+    assert one is not None
+    again = draw_hard_map(record, 3, 2, 0)
+    assert again is not None and again.grid_map.cells == one.grid_map.cells
 
 
 def test_every_diagnostic_has_a_hard_variant_with_its_rules() -> None:
