@@ -15,9 +15,10 @@ num_agents, draw)` for draw = 0, 1, ...:
    `CERTIFY_SHARE` x max_steps, and (c) the bound plus an outward sweep of the open cells closer to the
    spawns than what must be found (`search_sweep`) fits in max_steps: for search diagnostics the target,
    for the others every needed station kind no agent sees at the start (one agent searching, even in a team). Growth turns many diagnostics into searches (a station pushed out of view), and a
-   search needs time an oracle's full-knowledge bound does not count. For the others the rule binds only
-   where the draw's first stage (the base layout) meets it: a base whose route reveals its targets as it
-   goes (radial's arms) was never a sweep of every open cell and is not judged as one.
+   search needs time an oracle's full-knowledge bound does not count. The rule binds only where the draw's
+   first stage (the base layout) meets it: a base whose route reveals its targets as it goes (radial's
+   arms) was never a sweep of every open cell and is not judged as one; a search diagnostic whose base
+   misses it keeps the base's size (mirror and dressing only).
 A draw with no certified stage is drawn again from the next derived seed, at most `MAX_DRAWS` times; a seed
 with no accepted draw raises `MapError`.
 """
@@ -185,17 +186,19 @@ def draw_hard_map(diagnostic: Diagnostic, seed: int, num_agents: int, draw: int)
     name = f"{diagnostic.map_name}_hard_s{seed}_d{draw}"
     best: Certificate | None = None
     enforce: bool | None = None  # the sweep rule binds where the base layout meets it (see the docstring)
+    base_only = False
     good = cells  # the last certified stage's cells (growth restarts from them after an overshoot)
     scale = 1.0
     for _ in range(MAX_STAGES):
         grid_map = _grid_map(_dress(cells, parameters, random.Random(dress_seed)), base, name)
         bound, sweep, views = _stage(diagnostic, grid_map, seed, num_agents)
         if enforce is None and views:
-            enforce = parameters.search or bound + sweep <= budget
+            enforce = bound + sweep <= budget
+            base_only = parameters.search and not enforce  # a search is never made larger than the base's
         sweep = sweep if enforce else 0
         if views and bound <= CERTIFY_SHARE * budget and bound + sweep <= budget:
             best, good = Certificate(grid_map, bound, draw, sweep, target), cells
-            if bound >= target * budget:
+            if bound >= target * budget or base_only:
                 break
             missing = target * budget / max(1, bound) - 1
         elif best is None and views and bound < UNREACHABLE:
