@@ -166,3 +166,12 @@ def test_difficulty_figures_draw() -> None:
     figure = difficulty_rates(difficulty_table(_episodes(), _instances()))
     assert len(figure.axes[0].lines) >= 2
     plt.close(figure)
+
+
+def test_a_resumed_sweep_keeps_every_hard_share(tmp_path) -> None:
+    from cogames_lib.sweep import run_sweep
+
+    run_sweep(["noop"], ["vibe_swap_hard"], [1], 1, tmp_path, progress=False)
+    episodes = run_sweep(["noop"], ["vibe_swap_hard"], [1], 2, tmp_path, progress=False)  # resumes seed 0
+    frame = instances_frame(tmp_path)
+    assert sorted(frame["seed"]) == [0, 1] and len(episodes) == 2

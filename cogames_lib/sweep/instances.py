@@ -76,6 +76,40 @@ def record_instances(out_dir: str | os.PathLike[str], rows: list[list[Any]]) -> 
     write_json(folder / outdir.MANIFEST_FILE, manifest)
 
 
+def missing_rows(episodes: pd.DataFrame, known: pd.DataFrame) -> list[list[Any]]:
+    """Rows for the hard episodes of `episodes` that `known` lacks (a resumed sweep rewrites its manifest,
+    and an episode run elsewhere brings no share), computed here from the cached or redrawn map."""
+    from cogames_lib.diagnostics import get_diagnostic
+    from cogames_lib.sweep.episode import hard_bound
+
+    have = {tuple(row) for row in known[list(INSTANCE_KEY)].itertuples(index=False)}
+    hard = episodes[episodes["tier"].astype(str) == "hard"]
+    results, seeds = [], []
+    for episode in hard.itertuples(index=False):
+        key = (
+            str(episode.policy),
+            str(episode.diagnostic),
+            int(episode.num_agents),
+            int(episode.seed),
+            int(episode.episode_seed),
+        )
+        if key in have:
+            continue
+        record = get_diagnostic(key[1])
+        results.append(
+            {
+                "policy": key[0],
+                "diagnostic": key[1],
+                "num_agents": key[2],
+                "episode_seed": key[4],
+                "max_steps": record.max_steps,
+                "bound": hard_bound(record, key[2], key[4]),
+            }
+        )
+        seeds.append(key[3])
+    return instance_rows(results, seeds)
+
+
 def instances_frame(out_dir: str | os.PathLike[str]) -> pd.DataFrame:
     """The manifest's hard instances as a DataFrame (INSTANCE_COLUMNS; empty when the sweep had none)."""
     manifest = outdir.read_manifest(out_dir) or {}

@@ -206,6 +206,9 @@ def run_sweep(
             outdir.discard_out_dir(plan.out_dir, existed)
         raise
     table = _collect(plan, tasks)
+    instances.record_instances(
+        plan.out_dir, instances.missing_rows(table, instances.instances_frame(plan.out_dir))
+    )
     io.write_parquet(plan.out_dir / store.TABLE, table)
     outdir.record_results(plan.out_dir, unit="episodes", computed=len(todo), reused=len(tasks) - len(todo))
     table.attrs.update(
