@@ -23,6 +23,8 @@ from cogames_lib.plots.style import (
     require_columns,
 )
 
+ORACLE_COLOUR = "#2b2b2b"  # the reference ceiling: not a policy of the style table, never its blue
+
 
 def bound_share_distribution(table: pd.DataFrame, title: str = "Hard tier: bound / budget") -> plt.Figure:
     """Left: the pooled histogram of bound / budget with its median and 90th percentile; right: every
@@ -72,7 +74,7 @@ def difficulty_rates(table: pd.DataFrame, title: str = "Pass rate by difficulty 
     labels = sorted(dict.fromkeys(table["share_bin"].astype(str)))
     position = {label: i for i, label in enumerate(labels)}
     policies = ordered(table["policy"].astype(str), (*POLICY_ORDER[:1], "oracle", *POLICY_ORDER[1:]))
-    colours = palette(policies, POLICY_COLOURS)
+    colours = palette(policies, {**POLICY_COLOURS, "oracle": ORACLE_COLOUR})
     for offset, policy in zip(np.linspace(-0.1, 0.1, len(policies)), policies, strict=True):
         rows = table[table["policy"].astype(str) == policy]
         x = np.array([position[str(b)] for b in rows["share_bin"]]) + offset
