@@ -78,6 +78,7 @@ def test_a_draw_aims_at_its_target_share_and_stays_certified(seed: int) -> None:
     record = get_diagnostic("chorus_pair_hard")
     certificate = draw_hard_map(record, seed, 2, 0)
     assert certificate is not None
+    assert record.hard is not None
     low, _ = record.hard.share_band
     assert low <= certificate.target_share
     share = certificate.bound / record.max_steps

@@ -56,6 +56,7 @@ def test_hard_variant(name: str, count: int) -> None:
         grid_map = certificate.grid_map
         added = _stations(grid_map.cells) - _stations(base_map.cells)
         assert not _stations(base_map.cells) - _stations(grid_map.cells)  # every station and spawn kept
+        assert record.hard is not None
         assert set(added) <= {"charger", *record.hard.distractors}  # only chargers and distractors added
         assert max(grid_map.height, grid_map.width) <= max(TEST_SIDE, base_map.height, base_map.width) + 8
         assert grid_map.height * grid_map.width >= base_map.height * base_map.width
@@ -88,6 +89,7 @@ def test_shipped_sizes_are_certified() -> None:
         certificate = certified_map(record, 0, count)
         assert certificate.bound <= CERTIFY_SHARE * record.max_steps
         assert certificate.bound + certificate.sweep_steps <= record.max_steps
+        assert record.hard is not None
         assert max(certificate.grid_map.height, certificate.grid_map.width) <= record.hard.max_side + 30
 
 
