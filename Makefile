@@ -58,15 +58,18 @@ lint: $(STAMP)
 
 # JupyterLab refuses to run as root without --allow-root (containers and CI machines often are root).
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/
+	$(VENV)/bin/jupyter lab --ip 127.0.0.1 --no-browser $$([ "$$(id -u)" = 0 ] && echo --allow-root) cogames_lib/notebooks/
 
 # The README's picture of the report index, regenerated from a fresh report in headless Chromium.
 docs-screenshot: report browser
 	$(PY) -m cogames_lib.report.browser reports/$(REPORT)/index.html docs/report_index.png
 
-# The README's pictures of the committed stag-hunt reference study (data/staghunt_reference/).
-docs-figures: $(STAMP)
+# Every README picture from committed data: the reference study's figures (data/staghunt_reference/), then
+# the index of a fresh quick report (docs-screenshot); docs/figures.json records the data version of each
+# (tests/test_docs_figures.py fails when the data changed after its picture was drawn).
+docs-figures: docs-screenshot
 	$(PY) -m cogames_lib.report.docs_figures
+	$(PY) -m cogames_lib.report.docs_figures --record-only
 
 bench: $(STAMP)
 	$(PY) -m cogames_lib bench

@@ -14,7 +14,7 @@ import numpy as np
 
 from cogames_lib.cvc import CogsVsClipsEnv, rules
 
-MAPS = Path(__file__).resolve().parent.parent / "maps" / "diagnostics"
+MAPS = Path(__file__).resolve().parent.parent / "cogames_lib" / "maps" / "diagnostics"
 CASES = [("extract_lab", "diagnostic_extract_lab.map"), ("radial", "diagnostic_radial.map")]
 TARGETS = {("extract_lab", 1): 50_000, ("extract_lab", 2): 35_000, ("extract_lab", 4): 20_000}
 

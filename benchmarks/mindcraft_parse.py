@@ -2,7 +2,7 @@
 
     python benchmarks/mindcraft_parse.py [--folders 10000] [--workers 1 2] [--repeats 5]
 
-The tree is SYNTHETIC (seeded, real task ids from data/mindcraft_sample/tasks; default 10,000 task
+The tree is SYNTHETIC (seeded, real task ids from cogames_lib/data/mindcraft_sample/tasks; default 10,000 task
 folders, ~20,000 logs), written once under benchmarks/out/ (git-ignored) and reused. One untimed pass
 warms the page cache; each configuration is then timed `--repeats` times, rounds interleaved so load
 drift on the shared machine hits all alike, and the best run is reported with its CPU seconds (this
@@ -41,7 +41,7 @@ from cogames_lib.mindcraft.files import read_regular_file  # noqa: E402
 from cogames_lib.mindcraft.sample_logs import AGENT_NAMES, BASE_TASK_START_MS, make_agent_log  # noqa: E402
 from cogames_lib.mindcraft.tasks import task_type_of  # noqa: E402
 
-TASK_FILES = sorted((ROOT / "data" / "mindcraft_sample" / "tasks").glob("*.json"))
+TASK_FILES = sorted((ROOT / "cogames_lib" / "data" / "mindcraft_sample" / "tasks").glob("*.json"))
 
 
 def generate_tree(root: Path, folder_count: int, seed: int) -> None:

@@ -16,16 +16,17 @@ from dataclasses import replace
 import numpy as np
 import torch
 
-from cogames_lib.staghunt.engine import observation_size
-from cogames_lib.staghunt.env import EpisodeRunner, StagHuntConfig, StagHuntEnv
+from cogames_lib.staghunt.engine import StagHuntEngine, observation_size
+from cogames_lib.staghunt.env import StagHuntEnv
 from cogames_lib.staghunt.learner import DQNPopulation
 from cogames_lib.staghunt.probes import load_probe_suite, run_intention_probe, run_multistep_probe
+from cogames_lib.staghunt.rules import PRESET_POPULATIONS
 from cogames_lib.staghunt.train import STUDY_LEARNER, STUDY_WORLDS, TrainConfig, _trainer
-from cogames_lib.staghunt.world_config import world_config
+from cogames_lib.staghunt.world_config import StagHuntConfig, world_config
 
 
 def env_steps_per_second(turns: int) -> tuple[float, float]:
-    """(PettingZoo dict API, engine array API) turns per second with random actions."""
+    """(PettingZoo parallel API, engine arrays with a batch of one world) turns per second, random actions."""
     env = StagHuntEnv(StagHuntConfig())
     rng = np.random.default_rng(0)
     env.reset(seed=0)
@@ -36,15 +37,15 @@ def env_steps_per_second(turns: int) -> tuple[float, float]:
         env.step({agent: int(rng.integers(5)) for agent in env.agents})
         done += 1
     dict_rate = turns / (time.perf_counter() - started)
-    runner = EpisodeRunner(env.population, StagHuntConfig())
-    world = np.random.default_rng(1)
-    runner.reset(world)
-    started, done = time.perf_counter(), 0
-    while done < turns:
-        _, _, finished = runner.step([int(a) for a in rng.integers(0, 5, size=3)])
-        done += 1
-        if finished:
-            runner.reset(world)
+    engine = StagHuntEngine(PRESET_POPULATIONS["all_can_hunt"], StagHuntConfig(), 1, seed=1)
+    engine.reset_worlds(np.zeros(1, dtype=np.int64))
+    started = time.perf_counter()
+    for _ in range(turns):
+        order = engine.begin_turn()
+        engine.observe()
+        for slot in range(3):
+            engine.act(order[:, slot], rng.integers(0, 5, size=1))
+        engine.reset_worlds(engine.end_turn())
     return dict_rate, turns / (time.perf_counter() - started)
 
 
@@ -82,20 +83,15 @@ def training_epochs_per_second(config: TrainConfig, epochs: int, repeats: int) -
 
 
 def benchmark_configs(worlds: int) -> dict[str, TrainConfig]:
-    """The settings compared: today's defaults; the study's learner (network, batch, replay ratio) in the
-    one-world loop of the first version (turn-start observations, one-step returns: what that loop
-    supports) and in the batched loop; and the batched loop in the sorrel_e3 world. Every setting plays
-    3 agents x 50 turns (episode length fixed, so an epoch is the same work everywhere)."""
-    study = STUDY_LEARNER
-    one_world_study = replace(
-        study, n_step=1, replay_ratio=None, train_every=int(study.batch_size / study.replay_ratio)
-    )
+    """The settings compared: the default world and learner (one world, as `preset("all_can_hunt")`), the
+    study's learner on the default world, and the study's setting (`sorrel_e3`, the study learner, `worlds`
+    lockstep worlds). Every setting plays 3 agents x 50 turns (episode length fixed, so an epoch is the same
+    work everywhere)."""
     e3 = world_config("sorrel_e3", episode_length="fixed")
     return {
-        "first version: default world and learner, one world": TrainConfig(),
-        "study learner, one-world loop (default world)": TrainConfig(learner=one_world_study),
-        f"study learner, batched loop, {worlds} worlds (default world)": TrainConfig(learner=replace(study, n_step=1), worlds=worlds),
-        f"study learner, batched loop, {worlds} worlds (sorrel_e3 world, 50 turns)": TrainConfig(env=e3, learner=study, worlds=worlds),
+        "default world and learner, 1 world": TrainConfig(),
+        f"study learner, {worlds} worlds (default world, 1-step)": TrainConfig(learner=replace(STUDY_LEARNER, n_step=1), worlds=worlds),
+        f"study learner, {worlds} worlds (sorrel_e3 world, 50 turns)": TrainConfig(env=e3, learner=STUDY_LEARNER, worlds=worlds),
     }  # fmt: skip
 
 
@@ -133,7 +129,7 @@ def main() -> None:
     print("| measure | value |")
     print("|---|---|")
     print(f"| env turns/s, random actions, PettingZoo API (3 agents) | {dict_rate:,.0f} |")
-    print(f"| env turns/s, random actions, engine arrays (3 agents) | {array_rate:,.0f} |")
+    print(f"| env turns/s, random actions, engine arrays, one world (3 agents) | {array_rate:,.0f} |")
     for name, config in benchmark_configs(args.worlds).items():
         if args.only and args.only not in name:
             continue

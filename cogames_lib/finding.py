@@ -28,12 +28,25 @@ def interval_text(
     n: int | None = None,
     unit: str = "",
     digits: int = 2,
+    stacked: bool = False,
 ) -> str:
     """The one way the library writes a number with its uncertainty: "0.59 [0.47, 0.71] (n = 64 episodes)".
 
     No interval (None or nan bounds) reads "(no interval)"; below two units an interval is never shown,
-    because an interval from one seed is not one. `n` and `unit` are optional.
+    because an interval from one seed is not one. `n` and `unit` are optional. `stacked` writes the same
+    parts one per line and tight ("0.59\n[0.47,0.71]\nn=64"), for a figure's small cells.
     """
+    if stacked:
+        text = interval_text(estimate, low, high, n, unit, digits)
+        return (
+            text.replace(", ", ",")
+            .replace(" [", "\n[")
+            .replace(" (no interval)", "\n(no interval)")
+            .replace(" (n = ", "\nn=")
+            .removesuffix(")")
+            if n is not None
+            else text.replace(", ", ",").replace(" [", "\n[")
+        )
     if estimate is None or (isinstance(estimate, float) and math.isnan(estimate)):
         core = "n/a"
     else:

@@ -24,13 +24,16 @@ from typing import Any
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.io import as_json, empty_dir, read_json_object, write_json
-from cogames_lib.paths import PROJECT_ROOT
+from cogames_lib.paths import CLONE_ROOT
 
 MANIFEST_FILE = "manifest.json"
 
 
-def code_version(root: str | os.PathLike[str] = PROJECT_ROOT) -> str | None:
-    """The short git commit of `root`, or None outside a git checkout (e.g. an installed wheel)."""
+def code_version(root: str | os.PathLike[str] | None = CLONE_ROOT) -> str | None:
+    """The short git commit of `root` (default: the clone this package runs from), or None outside a git
+    checkout or in an installed wheel (whose site-packages may sit inside some other project's repository)."""
+    if root is None:
+        return None
     try:
         completed = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],

@@ -7,6 +7,7 @@ summary uses, so every rate in the library carries its n and its interval the sa
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -233,3 +234,124 @@ def permutation_p_value(
     differences = np.abs(shuffled[:, : a.size].mean(axis=1) - shuffled[:, a.size :].mean(axis=1))
     hits = np.sum(differences >= observed - 1e-12 * max(1.0, observed))
     return float((hits + 1) / (n_resamples + 1))
+
+
+# -- suite-level comparison of two policies (rliable's statistics, Agarwal et al. 2021) ---------------------
+STRATIFIED_BOOTSTRAP_METHOD = (
+    "stratified percentile bootstrap (scipy.stats.bootstrap): each policy's episodes resampled within each "
+    "(diagnostic, agent count) cell"
+)
+PROFILE_THRESHOLDS: tuple[float, ...] = tuple(float(t) for t in np.linspace(0.0, 1.0, 21))
+
+
+@dataclass(frozen=True)
+class StratifiedComparison:
+    """Two policies over the same cells (strata). `difference` and `improvement` are (estimate, low, high):
+    the mean over cells of the per-cell score difference (first - second), and the probability of
+    improvement (the mean over cells of P(a first score > a second score) + 0.5 P(equal), the Mann-Whitney U
+    statistic / (n m); with pass/fail scores it is 0.5 + half the difference). `profile_first` /
+    `profile_second` are arrays of shape (3, len(thresholds)): the fraction of cells whose mean score is
+    above each threshold (a performance profile), its low and high bound."""
+
+    cells: int
+    difference: tuple[float, float, float]
+    improvement: tuple[float, float, float]
+    thresholds: tuple[float, ...]
+    profile_first: np.ndarray
+    profile_second: np.ndarray
+    confidence: float
+    n_resamples: int
+    method: str = STRATIFIED_BOOTSTRAP_METHOD
+
+
+def _cell_means(samples: Sequence[np.ndarray], axis: int) -> np.ndarray:
+    return np.stack([sample.mean(axis=axis) for sample in samples], axis=-1)
+
+
+def stratified_comparison(
+    first: Sequence[Sequence[float] | np.ndarray],
+    second: Sequence[Sequence[float] | np.ndarray],
+    thresholds: Sequence[float] = PROFILE_THRESHOLDS,
+    confidence: float = DEFAULT_CONFIDENCE,
+    n_resamples: int = 2000,
+    seed: int = 0,
+) -> StratifiedComparison:
+    """Compare two policies over the same cells: `first[i]` and `second[i]` are the scores (1/0 for
+    pass/fail) of each policy's episodes in cell i. One bootstrap gives every interval, so the difference,
+    the probability of improvement and both profiles are read from the same resamples; a cell's episodes are
+    resampled within that cell only (the strata of rliable's stratified bootstrap). No interval (NaN bounds)
+    when every cell has fewer than two episodes on a side."""
+    if len(first) != len(second):
+        raise ParameterError(
+            f"stratified_comparison: {len(first)} cells of one policy, {len(second)} of the other"
+        )
+    if not first:
+        raise ParameterError("stratified_comparison: no cell that both policies played")
+    if not 0 < confidence < 1:
+        raise ParameterError(f"stratified_comparison: confidence must be in (0, 1), got {confidence}")
+    a = [np.asarray(values, dtype=float) for values in first]
+    b = [np.asarray(values, dtype=float) for values in second]
+    if any(values.size == 0 for values in (*a, *b)):
+        raise ParameterError("stratified_comparison: a cell without episodes for one of the policies")
+    taus = np.asarray(thresholds, dtype=float)
+    cells = len(a)
+    # pass/fail scores: P(x > y) + P(x = y) / 2 = p(1 - q) + (pq + (1 - p)(1 - q)) / 2 from the two rates,
+    # which saves comparing every pair of episodes in every resample (1.6 s -> 0.4 s CPU for the default sweep)
+    binary = all(np.isin(values, (0.0, 1.0)).all() for values in (*a, *b))
+
+    def statistic(*samples: np.ndarray, axis: int = -1) -> np.ndarray:
+        left, right = samples[:cells], samples[cells:]
+        rates_left, rates_right = _cell_means(left, axis), _cell_means(right, axis)
+        difference = (rates_left - rates_right).mean(axis=-1)
+        if binary:
+            p, q = rates_left, rates_right
+            improvement = (p * (1 - q) + 0.5 * (p * q + (1 - p) * (1 - q))).mean(axis=-1)
+        else:
+            improvement = np.stack(
+                [
+                    (x[..., :, None] > y[..., None, :]).mean(axis=(-1, -2))
+                    + 0.5 * (x[..., :, None] == y[..., None, :]).mean(axis=(-1, -2))
+                    for x, y in zip(left, right, strict=True)
+                ],
+                axis=-1,
+            ).mean(axis=-1)
+        profile_left = (rates_left[..., None] > taus).mean(axis=-2)
+        profile_right = (rates_right[..., None] > taus).mean(axis=-2)
+        return np.concatenate(
+            [
+                difference[None],
+                improvement[None],
+                np.moveaxis(profile_left, -1, 0),
+                np.moveaxis(profile_right, -1, 0),
+            ]
+        )
+
+    estimate = statistic(*a, *b)
+    if all(values.size < 2 for values in (*a, *b)):
+        low = high = np.full_like(estimate, np.nan)
+    else:
+        result = scipy_stats.bootstrap(
+            (*a, *b),
+            statistic,
+            n_resamples=n_resamples,
+            confidence_level=confidence,
+            method="percentile",
+            vectorized=True,
+            rng=np.random.default_rng(seed),
+        )
+        # a statistic constant over resamples (every cell 0/n or n/n) gives scipy's nan bounds: the honest
+        # interval of data without variation is the point itself
+        low = np.where(np.isnan(result.confidence_interval.low), estimate, result.confidence_interval.low)
+        high = np.where(np.isnan(result.confidence_interval.high), estimate, result.confidence_interval.high)
+    count = len(taus)
+    bounds = np.stack([estimate, low, high])
+    return StratifiedComparison(
+        cells=cells,
+        difference=(float(estimate[0]), float(low[0]), float(high[0])),
+        improvement=(float(estimate[1]), float(low[1]), float(high[1])),
+        thresholds=tuple(float(t) for t in taus),
+        profile_first=bounds[:, 2 : 2 + count],
+        profile_second=bounds[:, 2 + count :],
+        confidence=confidence,
+        n_resamples=n_resamples,
+    )

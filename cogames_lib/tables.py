@@ -306,9 +306,15 @@ MINDCRAFT_COMPARISON = TableSchema.of(
 
 # -- Stag hunt: training and probes ----------------------------------------------------------------------
 # Written after a probe table's own columns when known (our runs; sorrel's files have none of them).
+# `stag_action` (step_left / step_right: the step that turns the focal toward the stag) and `partner_side`
+# (stag / hare / equidistant / none: where the partner stands across the focal's stag-hare axis) say which
+# counterbalanced case a row is (`staghunt.probe_cases`); `agent_can_hunt` is the focal's ability.
 PROBE_EXTRA_COLUMNS: tuple[tuple[str, str], ...] = (
     ("agent_kind", "str"),
     ("partner_relation", "str"),
+    ("stag_action", "str"),
+    ("partner_side", "str"),
+    ("agent_can_hunt", "bool"),
     ("condition", "str"),
     ("seed", "int64"),
     ("run_id", "str"),
@@ -374,6 +380,79 @@ PROBE_RUNS = TableSchema.of(
     ],
     key=("condition", "seed"),
 )
+# One row per (condition, seed, focal, partner) of a study's behavioural validation with acting partners
+# (`staghunt.acting_partners`): the focal's per-episode rates and counts, averaged over `episodes`.
+ACTING_PARTNERS = TableSchema.of(
+    "acting_partners",
+    [
+        ("condition", "str"),
+        ("seed", "int64"),
+        ("focal_id", "int64"),
+        ("focal_kind", "str"),
+        ("partner_id", "int64"),
+        ("partner_kind", "str"),
+        ("partner_can_hunt", "bool"),
+        ("partner_relation", "str"),
+        ("episodes", "int64"),
+        ("approached_stag", "float64"),
+        ("attacked_stag", "float64"),
+        ("stag_attacks", "float64"),
+        ("hare_attacks", "float64"),
+        ("stags_killed", "float64"),
+    ],
+    key=("condition", "seed", "focal_id", "partner_id"),
+)
+# One row per condition of a study: what uniformly random play scores in its world (`staghunt.baselines`),
+# with the seed and the number of worlds played in lockstep, so the baseline can be recomputed.
+RANDOM_POLICY = TableSchema.of(
+    "random_policy",
+    [
+        ("condition", "str"),
+        ("episodes", "int64"),
+        ("stags_per_episode", "float64"),
+        ("stags_standard_error", "float64"),
+        ("hares_per_episode", "float64"),
+        ("mean_return", "float64"),
+        ("return_standard_error", "float64"),
+        ("seed", "int64"),
+        ("worlds", "int64"),
+    ],
+    key=("condition",),
+)
+# The curves and effects of the stag-hunt study analysis (`staghunt.study_findings`), which the plots read:
+# a curve point is a mean across seeds with its 95% bootstrap interval; an effect row is one paired test.
+STUDY_CURVE_COLUMNS: tuple[str, ...] = ("n_seeds", "mean", "ci_low", "ci_high")
+STUDY_EFFECT_COLUMNS: tuple[str, ...] = (
+    "effect", "condition", "scale", "partner_side", "design", "n_seeds", "estimate", "ci_low", "ci_high",
+    "p_sign_flip", "p_wilcoxon", "wilcoxon_note", "seeds_positive",
+)  # fmt: skip
+
+# -- suite-level comparison of two policies (`sweep.compare`) --------------------------------------------
+# One row per (diagnostic, agent count) cell both policies played: each side's episodes and pass rate.
+COMPARISON_CELLS = TableSchema.of(
+    "comparison cells",
+    [
+        ("diagnostic", "str"),
+        ("num_agents", "int64"),
+        ("n_first", "int64"),
+        ("rate_first", "float64"),
+        ("n_second", "int64"),
+        ("rate_second", "float64"),
+    ],
+    key=("diagnostic", "num_agents"),
+)
+# A performance profile: per policy and threshold, the fraction of cells whose pass rate is above it.
+PERFORMANCE_PROFILE = TableSchema.of(
+    "performance profile",
+    [
+        ("policy", "str"),
+        ("threshold", "float64"),
+        ("fraction", "float64"),
+        ("low", "float64"),
+        ("high", "float64"),
+    ],
+    key=("policy", "threshold"),
+)
 
 SCHEMAS: tuple[TableSchema, ...] = (
     EPISODES,
@@ -387,4 +466,8 @@ SCHEMAS: tuple[TableSchema, ...] = (
     PROBE_MULTISTEP,
     TRAINING,
     PROBE_RUNS,
+    COMPARISON_CELLS,
+    PERFORMANCE_PROFILE,
+    ACTING_PARTNERS,
+    RANDOM_POLICY,
 )

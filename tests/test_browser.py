@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from cogames_lib.report import findings
 from cogames_lib.report.browser import IMAGES_STATE, OVERFLOW_PX, Browser, find_chromium
 from cogames_lib.report.profiles import NotebookRun, Profile
 from cogames_lib.report.runner import run_report
@@ -41,14 +40,8 @@ def report(tmp_path_factory):
         60,
         (NotebookRun("ok", "Working notebook", {"value": 2}), NotebookRun("fail", "Failing", {})),
     )
-    # a finding with its figure inline on the index, as the capabilities' findings are (one job: this process)
-    readers = {
-        **findings.READERS,
-        "ok": lambda folder: [findings.Finding("The fixture drew a line.", "line.png")],
-    }
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        monkeypatch.setattr(findings, "READERS", readers)
-        result = run_report(profile, out, notebooks_dir=FIXTURES, progress=False)
+    # the fixture's finding names its figure, shown inline on the index as the capabilities' headlines are
+    result = run_report(profile, out, notebooks_dir=FIXTURES, progress=False)
     assert [r.status for r in result.notebooks] == ["ok", "failed"]
     return result.index_path
 
@@ -73,7 +66,7 @@ def test_index_and_every_page_open_offline_with_images(browser, report, tmp_path
     assert [Path(p).name for p in pages] == sorted(
         f.name for f in report.parent.glob("*.html") if f != report
     )
-    assert "The fixture drew a line." in browser.evaluate("document.body.innerText")
+    assert "The fixture drew a line up to 2." in browser.evaluate("document.body.innerText")
     assert browser.evaluate("document.querySelectorAll('.cogames-provenance').length") == 2  # one per part
     assert browser.console_errors() == []
     assert browser.evaluate(OVERFLOW_PX) <= 0, "the index scrolls sideways at 1280 px"

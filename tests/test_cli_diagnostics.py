@@ -105,7 +105,7 @@ def test_sweep_prints_a_pass_rate_table_per_policy(capsys, tmp_path):
     noop_table = out.split("pass rate of noop")[1].splitlines()
     assert noop_table[1].split() == ["1", "agents", "2", "agents"]
     assert noop_table[2].split()[0] == "chest_deposit_near" and noop_table[2].split()[-1] == "-"
-    assert "0.00 [0.00,0.66] n=2" in noop_table[2]
+    assert "0.00 [0.00, 0.66] (n = 2)" in noop_table[2]
     assert (tmp_path / "episodes.parquet").is_file()
     assert main(argv) == 2  # an earlier sweep is in the folder: resuming it is explicit
     assert "--resume" in capsys.readouterr().err
@@ -136,3 +136,24 @@ def test_sweep_where_every_episode_crashed_exits_1_and_says_so(capsys, tmp_path)
     argv += ["--agents", "1", "--seeds", "2", "--workers", "1", "--out", str(tmp_path), "--no-progress"]
     assert main(argv) == 1
     assert "every one of the 2 episodes crashed" in capsys.readouterr().err
+
+
+def test_sweep_compare_prints_the_suite_difference_its_interval_and_the_method(tmp_path, capsys):
+    from tests.test_plots import make_episodes
+
+    make_episodes().to_parquet(tmp_path / "episodes.parquet")
+    figure = tmp_path / "profile.png"
+    argv = ["sweep", "compare", "scripted", "noop", "--sweep", str(tmp_path), "--resamples", "200"]
+    assert main([*argv, "--figure", str(figure)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # per cell scripted - noop: 1, 1, 2/3 (3 cells)
+    assert out[0].startswith("Averaged over the 3 (diagnostic, agent count) cells both played, scripted's")
+    assert "is 0.89 [" in out[0] and "(n = 3 cells)" in out[0]
+    assert out[1].startswith("Probability of improvement") and "0.94 [" in out[1]
+    assert out[2].startswith("method: stratified percentile bootstrap (scipy.stats.bootstrap)")
+    assert figure.read_bytes()[:4] == b"\x89PNG"
+    assert main(["sweep", "compare", "scripted", "nop", "--sweep", str(tmp_path)]) == 2
+    assert "did you mean 'noop'" in capsys.readouterr().err
+    assert main(["sweep", "compare", "scripted", "noop", "--sweep", str(tmp_path / "none")]) == 2
+    assert main(["sweep", "--policies", "noop"]) == 2  # a sweep without --out: one line
+    assert "--out" in capsys.readouterr().err

@@ -10,7 +10,7 @@ from cogames_lib.errors import MapError
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "cogames_maps"
 if not REFERENCE.exists():  # the layout of our workspace; CI clones may sit elsewhere
     REFERENCE = Path("/work/shared/reference/cogames_maps")
-PROJECT_MAPS = Path(__file__).resolve().parents[1] / "maps" / "diagnostics"
+PROJECT_MAPS = Path(__file__).resolve().parents[1] / "cogames_lib" / "maps" / "diagnostics"
 
 LEGEND = """char_to_map_name:
   "#": wall

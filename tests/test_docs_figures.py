@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 
-from cogames_lib.report.docs_figures import FIGURES, main
+from cogames_lib.report.docs_figures import FIGURES, MANIFEST_FILE, README_FIGURES, data_version, main
 from tests.staghunt_study_helpers import tiny_trained_study
 
 
@@ -20,3 +22,35 @@ def test_every_study_picture_is_written_from_a_study_folder(tmp_path: Path) -> N
     assert written == sorted(FIGURES.values())  # and no temporary file left behind
     for name in written:
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+DOCS = README.parent / "docs"
+
+
+def test_every_readme_picture_is_drawn_from_data_no_newer_than_its_recorded_version() -> None:
+    shown = set(re.findall(r"\(docs/([\w.-]+\.png)\)", README.read_text(encoding="utf-8")))
+    assert shown and shown <= set(README_FIGURES), (
+        f"a README picture with no recorded data: {shown - set(README_FIGURES)}"
+    )
+    manifest = json.loads((DOCS / MANIFEST_FILE).read_text(encoding="utf-8"))
+    stale = [
+        f"{name} (drawn from data version {manifest.get(name, {}).get('data_version')}, the data is now "
+        f"{data_version(README_FIGURES[name])}: run `make docs-figures`)"
+        for name in sorted(shown)
+        if manifest.get(name, {}).get("data_version") != data_version(README_FIGURES[name])
+    ]
+    assert stale == []
+
+
+def test_a_change_to_the_data_changes_its_version(tmp_path: Path) -> None:
+    folder = tmp_path / "data" / "study"
+    folder.mkdir(parents=True)
+    (folder / "table.csv").write_text("a\n1\n")
+    before = data_version(["data/study"], tmp_path)
+    assert data_version(["data/study"], tmp_path) == before  # the same bytes, the same version
+    (folder / "table.csv").write_text("a\n2\n")
+    assert data_version(["data/study"], tmp_path) != before
+    (folder / "table.csv").write_text("a\n1\n")
+    (folder / "new.csv").write_text("")
+    assert data_version(["data/study"], tmp_path) != before  # a file added

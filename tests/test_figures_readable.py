@@ -24,6 +24,7 @@ from cogames_lib import plots
 from cogames_lib.diagnostics import DIAGNOSTICS
 from cogames_lib.diagnostics.redundancy import redundancy
 from cogames_lib.plots.style import PAGE_WIDTH_IN, POLICY_ORDER, SCREEN_DPI
+from cogames_lib.sweep.compare import compare_policies
 from tests.test_plots import make_episodes, make_intention, make_multistep, make_runs
 
 MIN_POINTS = 9.0
@@ -97,7 +98,8 @@ EFFECTS = pd.DataFrame(
     dict(effect=["difference", "difference", "difference_in_differences"],
          condition=["all_can_hunt", "not_all_can_hunt", "not_all_can_hunt - all_can_hunt"], n_seeds=5,
          estimate=[0.01, 0.2, 0.19], ci_low=[-0.02, 0.15, 0.12], ci_high=[0.04, 0.25, 0.26],
-         p_sign_flip=[0.7, 0.0625, 0.0625])
+         p_sign_flip=[0.7, 0.0625, 0.0625], scale="p_stag", partner_side="all", design="paired within seed",
+         p_wilcoxon=0.0625, wilcoxon_note="", seeds_positive=5)
 )  # fmt: skip
 
 
@@ -209,6 +211,12 @@ def _cases() -> list[Case]:
     cases.append(("study_learning_curves / per-condition baselines",
                   lambda: plots.study_learning_curves(LEARNING, baselines, "a label", "", {"all_can_hunt": 5.0})))  # fmt: skip
     cases.append(("pass_rate_heatmap / default", lambda: plots.pass_rate_heatmap(EPISODES)))
+    profile = compare_policies(EPISODES, "scripted", "noop", n_resamples=50).profile_table()
+    for label, table in {
+        "default": profile,
+        "all equal": _all_equal(profile, fraction=1.0, low=1.0, high=1.0),
+    }.items():
+        cases.append((f"performance_profile / {label}", lambda table=table: plots.performance_profile(table)))
     cases.append(("capability_matrix / default", lambda: plots.capability_matrix(EPISODES)))
     return cases
 

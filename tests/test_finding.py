@@ -22,7 +22,9 @@ def test_interval_text_without_bounds_or_n() -> None:
 
 
 def test_findings_round_trip_through_json_and_nan_becomes_null() -> None:
-    finding = Finding("staghunt", "stags", "Agents learn.", 3.19, 3.14, math.nan, 10, "seeds", "t", "a.png", "t.csv")
+    finding = Finding(
+        "staghunt", "stags", "Agents learn.", 3.19, 3.14, math.nan, 10, "seeds", "t", "a.png", "t.csv"
+    )
     records = findings_to_json([finding])
     assert records[0]["high"] is None
     back = findings_from_json(records)
@@ -32,6 +34,11 @@ def test_findings_round_trip_through_json_and_nan_becomes_null() -> None:
 
 def test_malformed_record_names_position_and_field() -> None:
     with pytest.raises(DataFileError, match="finding 1 has unknown field"):
-        findings_from_json([{"capability": "a", "key": "b", "text": "c"}, {"capability": "a", "key": "b", "text": "c", "x": 1}])
+        findings_from_json(
+            [
+                {"capability": "a", "key": "b", "text": "c"},
+                {"capability": "a", "key": "b", "text": "c", "x": 1},
+            ]
+        )
     with pytest.raises(DataFileError, match="finding 0 needs a text field 'text'"):
         findings_from_json([{"capability": "a", "key": "b"}])

@@ -13,7 +13,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent / "cogames_lib"
 
-BASE = {"", "errors", "finding", "stats", "outcomes", "tables", "io", "outdir", "parallel", "paths", "seeding", "lazy"}
+BASE = {
+    "",
+    "errors",
+    "finding",
+    "stats",
+    "outcomes",
+    "tables",
+    "io",
+    "outdir",
+    "parallel",
+    "paths",
+    "seeding",
+    "lazy",
+}
 CAPABILITY_GROUPS = {
     "cvc": "cogs_vs_clips",
     "diagnostics": "cogs_vs_clips",
@@ -160,3 +173,26 @@ def test_the_checks_see_type_only_function_level_and_relative_imports() -> None:
 )
 def test_find_cycle_sees_a_cycle(graph: dict[str, set[str]], has_cycle: bool) -> None:
     assert (find_cycle(graph) is not None) == has_cycle
+
+
+def test_the_report_computes_no_statistic() -> None:
+    """Every number on a page is a `Finding` from a capability's function: `report/` renders, so it imports
+    neither `cogames_lib.stats` nor a statistics package."""
+    offenders = []
+    for module, path in MODULES.items():
+        if not module.startswith("cogames_lib.report"):
+            continue
+        packages = {
+            alias.name.split(".")[0]
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Import)
+            for alias in node.names
+        } | {
+            (node.module or "").split(".")[0]
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.ImportFrom) and not node.level
+        }
+        offenders += [f"{module} imports {p}" for p in sorted(packages & {"scipy", "statsmodels"})]
+        if "cogames_lib.stats" in GRAPH[module]:
+            offenders.append(f"{module} imports cogames_lib.stats")
+    assert offenders == []

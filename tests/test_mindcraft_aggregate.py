@@ -32,7 +32,7 @@ from cogames_lib.mindcraft import (
 )
 from cogames_lib.outcomes import STATUS_ORDER
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "mindcraft_sample"
+SAMPLE = Path(__file__).resolve().parents[1] / "cogames_lib" / "data" / "mindcraft_sample"
 EXPERIMENTS = SAMPLE / "experiments"
 TASK_FILES = sorted((SAMPLE / "tasks").glob("*.json"))
 CURRENT = "claude-3-5-haiku_mixed_tasks_03-20_09-15"

@@ -14,7 +14,7 @@ from cogames_lib.errors import ParameterError
 from cogames_lib.mindcraft import generate_sample_tree, load_task_definitions
 from cogames_lib.mindcraft.sample_logs import make_agent_log
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "mindcraft_sample"
+SAMPLE = Path(__file__).resolve().parents[1] / "cogames_lib" / "data" / "mindcraft_sample"
 TASK_FILES = [str(path) for path in sorted((SAMPLE / "tasks").glob("*.json"))]
 
 

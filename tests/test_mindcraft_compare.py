@@ -15,7 +15,7 @@ from cogames_lib.mindcraft import COMPARISON_COLUMNS, aggregate_results, compare
 from cogames_lib.mindcraft.compare import mcnemar_exact_p
 
 matplotlib.use("Agg")
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "mindcraft_sample"
+SAMPLE = Path(__file__).resolve().parents[1] / "cogames_lib" / "data" / "mindcraft_sample"
 
 
 def experiment(root: Path, model: str, outcomes: dict[str, int], agents: int = 2) -> None:

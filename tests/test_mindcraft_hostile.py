@@ -135,7 +135,7 @@ def test_out_inside_an_analysed_root_is_refused_and_nothing_is_written(tmp_path:
 
 
 def test_cli_accepts_a_folder_of_task_files(tmp_path: Path, capsys) -> None:
-    sample = Path(__file__).resolve().parents[1] / "data" / "mindcraft_sample"
+    sample = Path(__file__).resolve().parents[1] / "cogames_lib" / "data" / "mindcraft_sample"
     legacy = sample / "experiments" / "gpt-4o_techtree_legacy_02-10_11-40"
     assert main(["mindcraft", "analyze", str(legacy), "--tasks", str(sample / "tasks")]) == 0
     assert "6 tasks (layouts: current 6)" in capsys.readouterr().out

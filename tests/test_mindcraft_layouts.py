@@ -22,7 +22,7 @@ from cogames_lib.mindcraft import (
 from cogames_lib.mindcraft.chunk import child_candidates, process_chunk, shrinking_chunks, unpack_chunk
 from cogames_lib.mindcraft.collect import collect_runs
 
-SAMPLE_TASKS = Path(__file__).resolve().parents[1] / "data" / "mindcraft_sample" / "tasks"
+SAMPLE_TASKS = Path(__file__).resolve().parents[1] / "cogames_lib" / "data" / "mindcraft_sample" / "tasks"
 START = 1_742_300_000_000
 
 

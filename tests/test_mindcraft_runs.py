@@ -13,7 +13,7 @@ from cogames_lib.outcomes import CompletionStatus
 
 S = CompletionStatus
 SAMPLE_TASKS = sorted(
-    Path(__file__).resolve().parents[1].joinpath("data/mindcraft_sample/tasks").glob("*.json")
+    Path(__file__).resolve().parents[1].joinpath("cogames_lib/data/mindcraft_sample/tasks").glob("*.json")
 )
 
 

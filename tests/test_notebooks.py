@@ -4,7 +4,6 @@ library in the first cell, and a papermill run of each with tiny parameters writ
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 
 import nbformat
@@ -13,9 +12,10 @@ import pytest
 
 from cogames_lib.errors import CogamesLibError
 from cogames_lib.report.execute import execute_notebook
+from cogames_lib.report.notebook_files import read_findings
 from cogames_lib.report.profiles import PROFILES
 
-NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "cogames_lib" / "notebooks"
 NAMES = ("diagnostics_sweep", "mindcraft_outcomes", "probe_tests")
 
 
@@ -159,7 +159,38 @@ def papermill(name: str, tmp_path: Path, parameters: dict[str, object]) -> Path:
         cwd=NOTEBOOKS,
     )
     assert result.ok, result.message
+    assert bare_outputs(tmp_path / f"{name}.ipynb") == []
     return out
+
+
+def bare_outputs(path: Path) -> list[str]:
+    """What a page must not show: a traceback, or a value shown as its bare repr (an `execute_result` with
+    only text/plain, such as `PosixPath(...)`, `None` or a dict): every shown value is a table or a figure."""
+    executed = nbformat.read(path, as_version=4)
+    return [
+        f"cell {number}: {output.get('output_type')} {str(output.get('data', {}).get('text/plain', ''))[:60]}"
+        for number, cell in enumerate(executed.cells)
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "error"
+        or (output.get("output_type") == "execute_result" and set(output.get("data", {})) == {"text/plain"})
+    ]
+
+
+def test_bare_outputs_sees_a_repr_and_a_traceback_but_not_a_table(tmp_path):
+    cell = nbformat.v4.new_code_cell("x")
+    cell.outputs = [
+        nbformat.v4.new_output("execute_result", data={"text/plain": "PosixPath('/tmp/x')"}),
+        nbformat.v4.new_output("execute_result", data={"text/plain": "a", "text/html": "<table></table>"}),
+        nbformat.v4.new_output("error", ename="ValueError", evalue="x", traceback=["ValueError: x"]),
+    ]
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [cell]
+    nbformat.write(notebook, tmp_path / "n.ipynb")
+    assert [line.split(":")[1].split()[0] for line in bare_outputs(tmp_path / "n.ipynb")] == [
+        "execute_result",
+        "error",
+    ]
 
 
 @pytest.mark.slow
@@ -188,8 +219,11 @@ def test_diagnostics_sweep_notebook_writes_its_tables(tmp_path):
         "failed_episode_0",
     ):
         assert (out / f"{figure}.png").stat().st_size > 1000
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["episodes"] == 8 and summary["pass_rate[noop]"].startswith("0.000 ")
+    findings = {f.key: f for f in read_findings(out)}
+    # the first two policies are compared over the suite by default, and that comparison leads
+    assert next(iter(findings)) == "suite_difference[scripted - noop]"
+    assert findings["pass_rate[noop]"].estimate == 0.0 and findings["pass_rate[noop]"].n == 4
+    assert (out / "performance_profile.png").is_file() and len(pd.read_csv(out / "comparison_cells.csv")) == 2
 
 
 @pytest.mark.slow
@@ -197,9 +231,9 @@ def test_mindcraft_notebook_writes_its_tables(tmp_path):
     out = papermill("mindcraft_outcomes", tmp_path, {})  # the sample tree is already tiny
     runs = pd.read_parquet(out / "mindcraft_runs.parquet")
     agents = pd.read_csv(out / "mindcraft_agents.csv")
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["task_folders"] == len(runs) and summary["agent_logs"] == len(agents)
-    assert sum(v for k, v in summary.items() if k.startswith("status[")) == len(runs)
+    findings = {f.key: f for f in read_findings(out)}
+    assert findings["task_folders"].estimate == len(runs) and len(agents)
+    assert findings["success_rate"].n == int(runs["success_for_rate"].notna().sum())
     errors = pd.read_csv(out / "error_folders.csv")
     assert "LOG_FILE_ERROR" in set(errors["completion_status"]) and "SKIPPED" in set(
         errors["completion_status"]
@@ -240,12 +274,13 @@ def test_probe_notebook_trains_then_reanalyses_its_folder(tmp_path):
         "turn_of_first_attack",
     ]
     assert sorted(intention["epoch"].unique()) == [0, 2, 4] or sorted(intention["epoch"].unique()) == [2, 4]
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["training_epochs"] == 4 and summary["runs"] == 1
-    # each source labelled: the missing reference study said plainly, the smoke run as too short to learn
-    assert summary["reference source"].startswith("The reference study is missing: no study.json in")
-    assert summary["smoke run source"] == "live smoke run: 4 epochs, 1 seed per condition"
-    assert summary["smoke run learning"].startswith("too short to learn (epsilon still 1.00")
+    findings = read_findings(out)
+    # no reference study: only the smoke run's findings, each labelled, and it says it cannot show learning
+    assert findings and all(
+        f.text.startswith("Live smoke run: 4 epochs, 1 seed per condition. ") for f in findings
+    )
+    assert any("too short to learn (epsilon still 1.00" in f.text for f in findings)
+    assert all(f.n == 1 for f in findings if f.estimate is not None)  # one seed: no interval anywhere
     assert (out / "smoke_learning_curves.png").is_file() and (out / "smoke_partner_effect.png").is_file()
     assert not list((out / "runs").rglob("*.pt"))  # checkpoints="none"
     again = papermill("probe_tests", tmp_path / "again", dict(probe_folder=str(out / "runs")))
@@ -262,10 +297,14 @@ def test_probe_notebook_shows_the_reference_study_labelled(tmp_path):
         "probe_tests", tmp_path / "page", dict(conditions=["all_can_hunt"], epochs=2, probe_every=2, seeds=[0],
                                                reference_study=str(study)),
     )  # fmt: skip
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["reference source"].startswith("reference study: 4 epochs, 2 seeds per condition")
-    assert "2026-11-25" in summary["reference source"]
-    assert "reference final stag kills per episode[all_can_hunt]" in summary
+    findings = {f.key: f for f in read_findings(out)}
+    assert next(iter(findings)).startswith("reference ")  # the reference study leads, then the smoke run
+    reference = findings["reference final_stags_per_episode[all_can_hunt]"]
+    assert (
+        reference.text.startswith("Reference study: 4 epochs, 2 seeds per condition")
+        and "2026-11-25" in reference.text
+    )
+    assert reference.n == 2 and reference.unit == "seeds"
     for name in ("learning_curves", "intention_by_partner", "behaviour_by_partner", "partner_effect"):
         assert (out / f"reference_{name}.png").is_file()
 

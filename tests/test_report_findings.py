@@ -1,24 +1,22 @@
-"""The index's findings and provenance boxes: computed from tables and output folders, every number with its
-n and interval, reuse of earlier results always said (with when)."""
+"""Each capability's findings (one Finding per number, computed once), the index that only renders them, and
+the provenance boxes: every number with its n, unit and interval; reuse of earlier results always said."""
 
 from __future__ import annotations
 
 import dataclasses
 import itertools
 import json
+import math
 
 import pandas as pd
 import pytest
 
 from cogames_lib import outdir
-from cogames_lib.errors import ParameterError
-from cogames_lib.report.findings import (
-    Finding,
-    diagnostics_findings,
-    findings_for,
-    mindcraft_findings,
-    probe_findings,
-)
+from cogames_lib.errors import ParameterError, UnknownNameError
+from cogames_lib.finding import Finding
+from cogames_lib.mindcraft.mindcraft_findings import mindcraft_findings
+from cogames_lib.report.index import NotebookReport, render_index
+from cogames_lib.report.notebook_files import write_findings
 from cogames_lib.report.provenance import (
     data_source,
     provenance_for,
@@ -26,19 +24,31 @@ from cogames_lib.report.provenance import (
     results_lines,
     seeds_text,
 )
-from tests.test_plots import make_episodes, make_intention, make_multistep
+from cogames_lib.report.runner import MissingFindings, _findings
+from cogames_lib.staghunt.study_findings import staghunt_findings
+from cogames_lib.sweep.compare import compare_policies
+from cogames_lib.sweep.sweep_findings import sweep_findings
+from tests.staghunt_study_helpers import intention_with_effect
+from tests.test_plots import make_episodes
 
 
-def test_diagnostics_findings_give_each_policys_rate_and_the_best_policys_weakest_cell():
-    heatmap, matrix = diagnostics_findings(make_episodes())
-    # scripted passes 8 of 9 episodes (radial with 2 agents fails seed 2); noop none
-    assert "scripted 0.89 [0.57, 0.98] (n = 9)" in heatmap.text
-    assert "noop 0.00 [0.00, 0.30] (n = 9)" in heatmap.text
-    assert heatmap.text.index("noop") < heatmap.text.index("scripted 0.89")  # the table's own policy order
-    # the hand-checked Wilson interval of 2 of 3 (as in the heatmap's cell)
-    assert "weakest on radial with 2 agents: 0.67 [0.21, 0.94] (n = 3)" in heatmap.text
-    assert heatmap.figure == "pass_rate_heatmap.png" and matrix.figure == "capability_matrix.png"
-    assert matrix.text.startswith("No ablation in this sweep")
+def test_sweep_findings_lead_with_the_best_policy_and_carry_wilson_intervals_over_episodes():
+    findings = sweep_findings({"episodes": make_episodes()})
+    best = findings[0]
+    # scripted passes 8 of 9 episodes (radial with 2 agents fails seed 2)
+    assert best.key == "pass_rate[scripted]" and best.figure == "pass_rate_heatmap.png"
+    assert "0.89 [0.57, 0.98] (n = 9 episodes)" in best.text
+    assert (best.n, best.unit, best.method) == (9, "episodes", "Wilson score interval, 95%")
+    assert math.isclose(best.estimate, 8 / 9) and best.low < best.estimate < best.high
+    by_key = {finding.key: finding for finding in findings}
+    assert by_key["pass_rate[noop]"].text == "noop passes 0.00 [0.00, 0.30] (n = 9 episodes)."
+    # the hand-checked Wilson interval of 2 of 3
+    assert (
+        "weakest on radial with 2 agent(s): 0.67 [0.21, 0.94] (n = 3 episodes)"
+        in by_key["weakest_cell[scripted]"].text
+    )
+    assert by_key["run_errors"].estimate == 3 and by_key["timed_out"].estimate == 7
+    assert len(by_key) == len(findings)  # keys are unique
 
 
 def _ablation_episodes(seeds: int) -> pd.DataFrame:
@@ -47,20 +57,43 @@ def _ablation_episodes(seeds: int) -> pd.DataFrame:
         ["scripted", "scripted:-chorus"], ["diagnostic_chorus_pair", "diagnostic_radial"], range(seeds)
     ):
         success = policy == "scripted" or diagnostic == "diagnostic_radial"
-        rows.append(dict(policy=policy, diagnostic=diagnostic, num_agents=2, seed=seed, success=success))
+        rows.append(dict(policy=policy, diagnostic=diagnostic, num_agents=2, seed=seed, success=success,
+                         status="SUCCESS" if success else "TIMED_OUT"))  # fmt: skip
     return pd.DataFrame(rows)
 
 
-def test_an_ablation_finding_names_the_drop_and_whether_the_intervals_separate_it():
-    _, clear = diagnostics_findings(_ablation_episodes(seeds=20))
-    assert "Switching off chorus (scripted:-chorus) lowers the pass rate on 1 of 2 diagnostics" in clear.text
-    assert "intervals apart on 1 of them" in clear.text
+def test_an_ablation_finding_is_a_stratified_comparison_with_its_largest_drop():
+    findings = {f.key: f for f in sweep_findings({"episodes": _ablation_episodes(seeds=20)})}
+    drop = findings["ablation_drop[scripted:-chorus]"]
+    # chorus_pair drops 1 -> 0, radial stays 1 -> 1: the mean over the two cells is 0.5, exactly, every resample
+    assert (drop.estimate, drop.low, drop.high, drop.n, drop.unit) == (0.5, 0.5, 0.5, 2, "cells")
+    assert drop.figure == "capability_matrix.png" and "stratified percentile bootstrap" in drop.method
     assert (
-        "chorus_pair: scripted 1.00 [0.84, 1.00] (n = 20), scripted:-chorus 0.00 [0.00, 0.16] (n = 20)"
-        in clear.text
+        "largest drop is on chorus_pair with 2 agent(s): scripted 1.00 [0.84, 1.00] (n = 20 episodes)"
+        in drop.text
     )
-    _, unclear = diagnostics_findings(_ablation_episodes(seeds=2))
-    assert "the intervals overlap on all of them: more seeds are needed" in unclear.text
+
+
+def test_compare_policies_over_shared_cells_with_the_probability_of_improvement():
+    episodes = make_episodes()
+    comparison = compare_policies(episodes, "scripted", "noop", n_resamples=200)
+    result = comparison.result
+    assert result.cells == 3 and comparison.unmatched_cells == 0
+    # per cell scripted - noop: 1, 1, 2/3 -> mean 8/9; with pass/fail scores PoI = 0.5 + half the difference
+    assert math.isclose(result.difference[0], 8 / 9) and math.isclose(result.improvement[0], 0.5 + 4 / 9)
+    assert result.difference[1] <= result.difference[0] <= result.difference[2] <= 1
+    profile = comparison.profile_table()
+    assert set(profile["policy"]) == {"scripted", "noop"} and len(profile) == 2 * len(result.thresholds)
+    at_zero = profile[(profile["threshold"] == 0.0)].set_index("policy")["fraction"]
+    assert at_zero["scripted"] == 1.0 and at_zero["noop"] == 0.0
+    (first, improvement) = sweep_findings({"episodes": episodes}, compare=("scripted", "noop"))[:2]
+    assert first.key == "suite_difference[scripted - noop]" and first.figure == "performance_profile.png"
+    assert improvement.key == "probability_of_improvement[scripted > noop]"
+    with pytest.raises(UnknownNameError, match="did you mean 'scripted'"):
+        compare_policies(episodes, "scriptd", "noop")
+    with pytest.raises(ParameterError, match="share no"):
+        compare_policies(episodes[episodes["num_agents"] == 1], "scripted", "noop",
+                         second_episodes=episodes[episodes["num_agents"] == 2])  # fmt: skip
 
 
 def _runs(per_model: dict[str, int], size: int = 20) -> pd.DataFrame:
@@ -76,43 +109,75 @@ def _runs(per_model: dict[str, int], size: int = 20) -> pd.DataFrame:
                     overall_completion_status="SUCCESS" if success else "FAILED_SCORE_ZERO",
                 )
             )
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    return frame.astype({"model_name": "string", "task_type": "string", "success_for_rate": "boolean"})
 
 
-def test_mindcraft_findings_status_by_task_type_and_models_compared():
-    status, models = mindcraft_findings(_runs({"model-a": 19, "model-b": 1}))
+def test_mindcraft_findings_by_task_type_and_model_over_task_folders():
+    findings = mindcraft_findings({"runs": _runs({"model-a": 19, "model-b": 1})})
+    headline, *_ = findings
+    assert headline.key == "success_rate" and headline.figure == "status_breakdown.png"
+    assert (headline.estimate, headline.n, headline.unit) == (0.5, 40, "task folders")
+    by_key = {finding.key: finding for finding in findings}
     # cooking: 10 of model-a's 19 successes (even indices) and model-b's one: 11 of 20
-    assert "cooking 0.55 [0.34, 0.74] (n = 20)" in status.text and status.figure == "status_breakdown.png"
-    assert "FAILED_SCORE_ZERO (20 of 40 task folders)" in status.text
-    assert "model-a 0.95 [0.76, 0.99] (n = 20); model-b 0.05 [0.01, 0.24] (n = 20)" in models.text
-    assert "model-a is clearly ahead of model-b" in models.text
-    _, close = mindcraft_findings(_runs({"model-a": 11, "model-b": 9}))
-    assert "this sample does not separate the models" in close.text
-    assert len(mindcraft_findings(_runs({"only": 5}))) == 1  # one model: nothing to compare
-
-
-def test_probe_findings_carry_a_bootstrap_interval_over_seeds_or_say_there_is_none():
-    intention, behaviour = probe_findings(make_intention(), make_multistep())
     assert (
-        intention.text.startswith("At the last probe (epoch 100)")
-        and "all_can_hunt: no_partner" in intention.text
+        "cooking tasks: 0.55 [0.34, 0.74] (n = 20 task folders)"
+        in by_key["success_rate[task_type=cooking]"].text
     )
-    assert "(n = 2 seeds each, bootstrap 95% over seeds)" in intention.text
-    assert behaviour.figure == "multistep_results.png"
-    one_seed = make_intention().query("seed == 0").assign(weight_facing_stag=0.2, weight_facing_hare=0.2)
-    (flat,) = probe_findings(one_seed, pd.DataFrame())
-    assert "n = 1 seed each: no interval" in flat.text and "[" not in flat.text
-    assert "no_partner 0.50, AgentKindA 0.50 (no difference between partners)" in flat.text
+    assert "0.95 [0.76, 0.99] (n = 20 task folders)" in by_key["success_rate[model=model-a]"].text
+    assert by_key["commonest_failure"].text.endswith("FAILED_SCORE_ZERO (20 of 40 task folders).")
+    single = {f.key for f in mindcraft_findings({"runs": _runs({"only": 5})})}
+    assert not any(key.startswith("success_rate[model=") for key in single)  # one model: nothing to compare
 
 
-def test_findings_for_reads_the_notebook_folder_and_drops_missing_figures(tmp_path):
-    make_episodes().to_parquet(tmp_path / "episodes.parquet")
-    (tmp_path / "pass_rate_heatmap.png").write_bytes(b"png")
-    heatmap, matrix = findings_for("diagnostics_sweep", tmp_path)
-    assert heatmap.figure == "pass_rate_heatmap.png" and matrix.figure is None  # no capability_matrix.png
-    assert findings_for("a_notebook_without_findings", tmp_path) == []
-    assert findings_for("mindcraft_outcomes", tmp_path) == []  # its table is not there
-    assert isinstance(heatmap, Finding)
+def test_staghunt_findings_use_seeds_as_the_unit_and_no_interval_from_one_seed():
+    intention = intention_with_effect({"not_all_can_hunt": 0.2, "all_can_hunt": 0.0}, seeds=4)
+    findings = staghunt_findings({"intention": intention})
+    headline = findings[0]
+    assert headline.key == "partner_effect[not_all_can_hunt]" and headline.figure == "partner_effect.png"
+    # the noise is shared by both partners of a seed: every seed's paired difference is the effect
+    assert (headline.n, headline.unit) == (4, "seeds") and math.isclose(headline.estimate, 0.2)
+    assert all(f.unit == "seeds" for f in findings if f.estimate is not None)
+    one_seed = staghunt_findings({"intention": intention[intention["seed"] == 0]})
+    assert all(f.n == 1 and "(no interval)" in f.text for f in one_seed if f.estimate is not None)
+    assert staghunt_findings({})[0].estimate is None
+
+
+def test_a_part_whose_findings_name_a_missing_figure_fails_loudly(tmp_path):
+    with pytest.raises(MissingFindings, match="wrote no findings"):
+        _findings(tmp_path)
+    write_findings(tmp_path, [Finding("c", "k", "A number.", 1.0, figure="gone.png")])
+    with pytest.raises(MissingFindings, match=r"'k' names gone\.png"):
+        _findings(tmp_path)
+    (tmp_path / "gone.png").write_bytes(b"png")
+    findings, figure = _findings(tmp_path)
+    assert findings[0].key == "k" and figure.startswith("data:image/png;base64,")
+
+
+def test_the_index_renders_one_headline_per_part_and_the_rest_one_click_away():
+    findings = (
+        Finding(
+            "c",
+            "a",
+            "Headline <b>0.50</b> [0.40, 0.60] (n = 9 episodes).",
+            0.5,
+            0.4,
+            0.6,
+            9,
+            "episodes",
+            "Wilson",
+        ),
+        Finding("c", "b", "Second finding.", figure="second.png"),
+    )
+    report = NotebookReport(
+        "nb", "Part", "ok", "", 1.0, {}, "nb.html", None, "nb", findings, "data:image/png;base64,AA"
+    )
+    page = render_index([report], "quick", "d", 2.0, "now", {"python": "3"}, None)
+    glance = page.split('<ul class="glance">')[1].split("</ul>")[0]
+    assert glance.count("<li>") == 1 and "Headline &lt;b&gt;0.50&lt;/b&gt;" in glance
+    assert page.count('<img class="headline"') == 1
+    more = page.split("<summary>1 more finding</summary>")[1].split("</details>")[0]
+    assert "Second finding." in more and 'href="nb/second.png"' in more
 
 
 def test_provenance_says_what_was_reused_and_when(tmp_path, monkeypatch):
@@ -209,4 +274,5 @@ def test_a_resumed_report_says_on_the_page_and_the_index_what_it_reused_and_when
     )
     assert "Resumed the report started" in index
     # the findings on the index are computed from this run's table, figure inline
-    assert "noop 0.00 [0.00, 0.66] (n = 2)" in index and 'src="data:image/png;base64,' in index
+    assert "noop, the best of 1 policies, passes 0.00 [0.00, 0.66] (n = 2 episodes)" in index
+    assert 'src="data:image/png;base64,' in index

@@ -56,15 +56,26 @@ def test_exported_page_has_no_stderr_box_and_a_collapsed_run_log(tmp_path):
     assert '<details class="cogames-run-log">' in page and "10 runs done" in page
 
 
-def test_headline_numbers_read_as_words_not_as_a_dict():
-    from cogames_lib.report.display import headline_table
+def test_findings_read_as_sentences_with_their_method_not_as_a_dict():
+    from cogames_lib.finding import Finding
+    from cogames_lib.report.display import findings_table
 
-    table = headline_table(
-        {"pass_rate[scripted]": 0.97, "episodes": 12, "p_stag[all_can_hunt/AgentKindA]": float("nan")}
+    table = findings_table(
+        [
+            Finding(
+                "c",
+                "rate",
+                "scripted passes 0.97 [0.90, 0.99] (n = 40 episodes).",
+                0.97,
+                method="Wilson",
+                unit="episodes",
+            ),
+            Finding("c", "note", "No number here."),
+        ]
     )
     frame = table.data  # a pandas Styler: no row numbers on the page
-    assert list(frame["what"]) == ["pass rate (scripted)", "episodes", "p stag (all_can_hunt, AgentKindA)"]
-    assert list(frame["value"]) == ["0.97", "12", "—"]  # a missing number reads as a dash, never NaN
+    assert list(frame["finding"])[1] == "No number here."
+    assert list(frame["method"]) == ["Wilson, episodes", "—"]  # nothing missing reads as NaN
     page = table.to_html()
     assert "NaN" not in page and ">0<" not in page  # no index column
 

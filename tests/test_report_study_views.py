@@ -15,10 +15,10 @@ import pytest
 from cogames_lib.errors import DataFileError
 from cogames_lib.paths import STAGHUNT_REFERENCE_DIR
 from cogames_lib.report.study_views import (
+    labelled_findings,
     load_reference_study,
     smoke_run_label,
     study_figures,
-    study_page_headline,
 )
 from tests.staghunt_study_helpers import tiny_trained_study
 
@@ -58,9 +58,6 @@ def test_reference_study_figures_and_headline_carry_the_label(study_dir: Path) -
         # four epochs (epsilon decayed over 4) learn no stag hunting: every figure says so
         assert "NOTE: no stag learning" in titles
         plt.close(figure)
-    headline = study_page_headline("reference", study.training, study.intention, rate, study.label)
-    assert headline["reference source"] == study.label
-    assert headline["reference learning"].startswith("no stag learning")
 
 
 def test_smoke_run_label_and_a_sorrel_folder_without_training(study_dir: Path) -> None:
@@ -75,24 +72,17 @@ def test_smoke_run_label_and_a_sorrel_folder_without_training(study_dir: Path) -
     plt.close("all")
 
 
-def test_index_findings_lead_with_the_reference_study_and_label_the_smoke_run(
-    study_dir: Path, tmp_path: Path
-) -> None:
-    from cogames_lib.report.findings import findings_for
-    from cogames_lib.report.notebook_files import write_summary
+def test_labelled_findings_name_their_source_and_the_figure_the_page_saved(study_dir: Path) -> None:
+    from cogames_lib.staghunt.study_findings import staghunt_findings
 
     study, _ = load_reference_study(study_dir)
-    page = tmp_path / "probe_tests"
-    page.mkdir()
-    study.intention.to_csv(page / "probe_intention.csv", index=False)
-    study.multistep.to_csv(page / "probe_multistep.csv", index=False)
-    assert not findings_for("probe_tests", page)[0].text.startswith("Reference study")  # no reference shown
-    write_summary(page, {"reference source": study.label, "reference folder": str(study_dir)})
-    (page / "reference_partner_effect.png").write_bytes(b"png")
-    findings = findings_for("probe_tests", page)
-    texts = [finding.text for finding in findings]
-    assert texts[0].startswith(f"R{study.label[1:]}. At the last probe (epoch 4)")
-    assert texts[2].startswith("Reference study. Partner effect") and "difference in differences" in texts[2]
-    assert findings[2].figure == "reference_partner_effect.png"
-    assert findings[0].figure is None  # its figure is not in the folder: no broken image
-    assert texts[3].startswith("Live smoke run (a check that the pipeline runs, not a result).")
+    findings = staghunt_findings({"training": study.training, "intention": study.intention})
+    labelled = labelled_findings(findings, "reference", study.label)
+    assert [f.key for f in labelled] == [f"reference {f.key}" for f in findings]
+    assert all(f.text.startswith(f"R{study.label[1:]}. ") for f in labelled)
+    figures = {f.figure for f in labelled} - {None}
+    assert figures and all(name.startswith("reference_") for name in figures)
+    # the page saves `reference_<key>.png` for every key of `study_figures`
+    assert figures <= {f"reference_{key}.png" for key in study_figures(study.training, study.intention,
+                                                                      study.multistep, None, study.label)}  # fmt: skip
+    plt.close("all")

@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cogames_lib.errors import ParameterError
+from cogames_lib.errors import DataFileError, ParameterError
+from cogames_lib.finding import Finding
 from cogames_lib.report.mindcraft_views import error_folders, json_files
-from cogames_lib.report.notebook_files import save_table, write_summary
-from cogames_lib.report.notebook_setup import check_count, check_fraction, prepare_out_dir
-from cogames_lib.report.probe_views import last_epoch_means
-from cogames_lib.report.sweep_views import diagnostics_headline, failed_episodes
+from cogames_lib.report.notebook_files import read_findings, save_table, write_findings
+from cogames_lib.report.notebook_setup import check_count, check_fraction, comparison_pair, prepare_out_dir
+from cogames_lib.report.sweep_views import failed_episodes
 
 
 def test_json_files_expands_folders_sorted_and_passes_missing_paths_through(tmp_path):
@@ -45,17 +45,6 @@ def test_failed_episodes_one_per_pair_noop_last():
     assert len(failed_episodes(episodes_table(), limit=1)) == 1
 
 
-def test_diagnostics_headline_counts_and_wilson_rates():
-    episodes = episodes_table()
-    episodes.attrs["skipped_count"] = 4
-    headline = diagnostics_headline(episodes, 12.345)
-    assert headline["episodes"] == 6 and headline["skipped_cells"] == 4
-    assert headline["timed_out"] == 4 and headline["run_errors"] == 1 and headline["sweep_seconds"] == 12.35
-    # scripted: 1 of 3 -> Wilson [0.061, 0.792]
-    assert headline["pass_rate[scripted]"] == "0.333 [0.061, 0.792] n=3"
-    assert headline["pass_rate[noop]"].startswith("0.000 [0.000, ")
-
-
 def test_error_folders_lists_broken_logs_and_skipped_folders():
     agents = pd.DataFrame(dict(
         experiment=["e", "e", "e"], task_id=["t1", "t2", "t3"], file_name=["A_0_0.json", "B_0_0.json", "C_0_0.json"],
@@ -67,35 +56,34 @@ def test_error_folders_lists_broken_logs_and_skipped_folders():
     assert list(table["completion_status"]) == ["LOG_FILE_ERROR", "NO_SCORE_LOGGED", "SKIPPED"]
 
 
-def test_last_epoch_means():
-    table = pd.DataFrame(
-        dict(epoch=[0, 10, 10, 10], partner_kind=["a", "a", "a", "b"], value=[9.0, 1.0, 3.0, 5.0])
-    )
-    # no seed column: each last-epoch row is a unit; one row gives an estimate and no interval
-    assert last_epoch_means(table, "value", ["partner_kind"]) == {
-        "value[a]": "2.000 [1.000, 3.000] n=2 rows",
-        "value[b]": "5.000 (no interval) n=1 row",
-    }
-    # two agents of one seed are averaged first: n counts seeds, not rows
-    seeded = pd.DataFrame(
-        dict(epoch=[5] * 4, partner_kind=["a"] * 4, seed=[0, 0, 1, 1], value=[0.0, 1.0, 1.0, 1.0])
-    )
-    estimate, interval = last_epoch_means(seeded, "value", ["partner_kind"])["value[a]"].split(" [")
-    assert estimate == "0.750" and interval.endswith("n=2 seeds")
-
-
-def test_save_table_and_summary_are_complete_files(tmp_path):
+def test_save_table_and_findings_are_complete_files(tmp_path):
     frame = pd.DataFrame(dict(a=[1, 2], b=["x", "<y>"]))
     parquet = save_table(frame, tmp_path, "table")
     pd.testing.assert_frame_equal(pd.read_parquet(parquet), frame)
     assert pd.read_csv(tmp_path / "table.csv").equals(frame)
-    write_summary(
-        tmp_path, {"rate": np.float64(0.5), "missing": math.nan, "count": np.int64(3), "nested": [1.0]}
-    )
-    assert json.loads((tmp_path / "summary.json").read_text()) == {"rate": 0.5, "missing": None, "count": 3,
-                                                                   "nested": [1.0]}  # fmt: skip
+    finding = Finding("c", "rate", "A rate.", np.float64(0.5), math.nan, math.nan, np.int64(3), "episodes")
+    write_findings(tmp_path, [finding, Finding("c", "note", "No number.")])
+    records = json.loads((tmp_path / "summary.json").read_text())["findings"]
+    assert records[0]["estimate"] == 0.5 and records[0]["low"] is None and records[0]["n"] == 3
+    assert [f.key for f in read_findings(tmp_path)] == ["rate", "note"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.json", "table.csv", "table.parquet"]
     assert oct((tmp_path / "summary.json").stat().st_mode & 0o777) == "0o644"
+    with pytest.raises(ParameterError, match="no findings to write"):
+        write_findings(tmp_path, [])
+    (tmp_path / "summary.json").write_text('{"episodes": 3}')
+    with pytest.raises(DataFileError, match="holds no 'findings' list"):
+        read_findings(tmp_path)
+    assert read_findings(tmp_path / "nothing_here") is None
+
+
+def test_comparison_pair_defaults_to_the_first_two_policies_and_checks_names():
+    assert comparison_pair(None, ["scripted", "random", "noop"]) == ("scripted", "random")
+    assert comparison_pair(None, ["scripted"]) is None
+    assert comparison_pair(["noop", "scripted"], ["scripted", "noop"]) == ("noop", "scripted")
+    with pytest.raises(ParameterError, match=r"compare: \['oracle'\] not among the policies"):
+        comparison_pair(["scripted", "oracle"], ["scripted", "noop"])
+    with pytest.raises(ParameterError, match="two different policy names"):
+        comparison_pair(["scripted", "scripted"], ["scripted"])
 
 
 def test_parameter_checks_name_the_parameter(tmp_path):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from cogames_lib.errors import DataFileError
 from cogames_lib.staghunt.analysis import (
@@ -13,7 +12,6 @@ from cogames_lib.staghunt.analysis import (
     alignment_table,
     behaviour_summary,
     intention_summary,
-    t_interval,
 )
 from cogames_lib.staghunt.probes import INTENTION_COLUMNS, MULTISTEP_COLUMNS
 
@@ -37,14 +35,6 @@ def multistep_row(epoch, agent_id, partner, target, kind="AgentKindA", condition
             "run_id": f"{condition}/seed_0"}  # fmt: skip
 
 
-def test_t_interval_matches_scipy() -> None:
-    values = np.array([0.2, 0.4, 0.5, 0.9])
-    mean, low, high = t_interval(values)
-    expected = stats.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=stats.sem(values))
-    assert mean == pytest.approx(values.mean()) and (low, high) == pytest.approx(expected)
-    assert np.isnan(t_interval([0.3])[1]) and t_interval([0.3, 0.3])[1:] == (0.3, 0.3)
-
-
 def test_intention_summary_means_and_ratio() -> None:
     frame = pd.DataFrame(
         intention_rows(0, 0, "no_partner", 0.4, 0.2) + intention_rows(0, 1, "no_partner", 0.2, 0.2)
@@ -53,10 +43,17 @@ def test_intention_summary_means_and_ratio() -> None:
     summary = intention_summary(frame)
     assert list(summary["partner_kind"].astype(str)) == ["no_partner", "AgentKindA"]  # fixed category order
     first = summary.iloc[0]
-    assert first["n"] == 4 and first["weight_facing_stag_mean"] == pytest.approx(0.3)
+    assert first["n"] == 1 and first["weight_facing_stag_mean"] == pytest.approx(0.3)
     assert first["stag_hare_ratio"] == pytest.approx(1.5)
-    assert first["weight_facing_stag_low"] < 0.3 < first["weight_facing_stag_high"]
+    assert np.isnan(first["weight_facing_stag_low"])  # one run (seed): no interval from its rows
     assert summary.iloc[1]["stag_hare_ratio"] == pytest.approx(1 / 3)
+    # runs are the unit: two seeds give an interval over the two run means
+    second_run = frame.assign(run_id="c/seed_1", weight_facing_stag=frame["weight_facing_stag"] + 0.1)
+    two = intention_summary(pd.concat([frame, second_run])).iloc[0]
+    assert two["n"] == 2 and two["weight_facing_stag_mean"] == pytest.approx(0.35)
+    assert two["weight_facing_stag_low"] == pytest.approx(0.3) and two[
+        "weight_facing_stag_high"
+    ] == pytest.approx(0.4)
 
 
 def test_behaviour_summary_rates_per_agent_kind() -> None:
@@ -67,6 +64,7 @@ def test_behaviour_summary_rates_per_agent_kind() -> None:
     summary = behaviour_summary(frame).set_index("agent_kind")
     assert summary.loc["AgentKindA", "result_mean"] == 0.5 and summary.loc["AgentKindA", "stag_rate"] == 0.5
     assert summary.loc["AgentKindB", "no_attack_rate"] == 1.0 and summary.loc["AgentKindB", "n"] == 1
+    assert summary["result_low"].isna().all()  # one run
 
 
 def test_alignment_agreement_and_correlation() -> None:

@@ -1,38 +1,65 @@
-"""Rules of the stag hunt (engine) and PettingZoo conformance of the adapter."""
+"""The PettingZoo adapters over the one engine: the API tests and observation containment in every world
+preset (Melting Pot's substrate-test pattern), seeding, truncation, and what each API observes."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test, parallel_seed_test
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
-from cogames_lib.staghunt.engine import StagHuntEngine, observation_size
-from cogames_lib.staghunt.env import StagHuntConfig, StagHuntEnv
-from cogames_lib.staghunt.maps import parse_stag_hunt_map_text
-from cogames_lib.staghunt.rules import CHANNEL_INDEX, HARE, STAG, Action, AgentSpec
-
-# Stag at (2,3); agents at (1,3) facing S and (3,3) facing N both have it in range.
-ARENA = "WWWWWWW\nW     W\nW  1  W\nW     W\nW  2  W\nW     W\nWWWWWWW\n"
-NORTH, EAST, SOUTH, WEST = range(4)
-A, F, B, L, R = Action.ATTACK, Action.FORWARD, Action.BACKWARD, Action.STEP_LEFT, Action.STEP_RIGHT
+from cogames_lib.errors import ParameterError
+from cogames_lib.staghunt.engine import observation_size
+from cogames_lib.staghunt.env import StagHuntAECEnv, StagHuntEnv
+from cogames_lib.staghunt.world_config import WORLD_PRESETS, StagHuntConfig, world_config
 
 
-def engine_with(positions, orientations, can_hunt=(True, True)) -> StagHuntEngine:
-    grid = parse_stag_hunt_map_text(ARENA, "arena")
-    engine = StagHuntEngine([AgentSpec("AgentKindA", c) for c in can_hunt[: len(positions)]])
-    engine.reset(grid, grid.resources, positions, orientations)
-    return engine
+def _observations_of_random_play(world: str, episodes: int = 3) -> list[np.ndarray]:
+    """Every observation the AEC env and the parallel env hand out over random episodes."""
+    config = world_config(world, max_turns=15)
+    seen = []
+    aec = StagHuntAECEnv(config, "not_all_can_hunt")
+    for episode in range(episodes):
+        aec.reset(seed=episode)
+        rng = np.random.default_rng(episode)
+        for _agent in aec.agent_iter():
+            observation, _, terminated, truncated, _ = aec.last()
+            seen.append(observation)
+            aec.step(None if terminated or truncated else int(rng.integers(5)))
+    parallel = StagHuntEnv(config)
+    for episode in range(episodes):
+        observations, _ = parallel.reset(seed=episode)
+        seen += list(observations.values())
+        while parallel.agents:
+            observations, *_ = parallel.step({agent: int(rng.integers(5)) for agent in parallel.agents})
+            seen += list(observations.values())
+    return seen
 
 
-def test_pettingzoo_parallel_api() -> None:
-    parallel_api_test(StagHuntEnv(StagHuntConfig(max_turns=30)), num_cycles=100)
+@pytest.mark.parametrize("world", sorted(WORLD_PRESETS))
+def test_every_world_preset_passes_the_pettingzoo_api_tests(world: str) -> None:
+    config = world_config(world, max_turns=25)
+    api_test(StagHuntAECEnv(config), num_cycles=80)
+    parallel_api_test(StagHuntEnv(config), num_cycles=80)
+    seed_test(lambda: StagHuntAECEnv(config), num_cycles=30)
+    parallel_seed_test(lambda: StagHuntEnv(config))
 
 
-def test_pettingzoo_parallel_seed() -> None:
-    parallel_seed_test(lambda: StagHuntEnv(StagHuntConfig(max_turns=30)))
+@pytest.mark.parametrize("world", sorted(WORLD_PRESETS))
+def test_every_observation_lies_inside_the_declared_space(world: str) -> None:
+    env = StagHuntEnv(world_config(world))
+    space = env.observation_space("agent_0")
+    config = WORLD_PRESETS[world]
+    assert space.shape == (observation_size(config.view_radius, config.position_embedding),)
+    observations = _observations_of_random_play(world)
+    assert len(observations) > 100
+    for observation in observations:
+        assert observation.shape == space.shape and observation.dtype == space.dtype
+        assert space.contains(observation)
+    if config.position_embedding:  # the code's negative values are inside the space, not clipped
+        assert min(float(obs[-12:].min()) for obs in observations) < 0
 
 
-def test_episode_truncates_after_max_turns() -> None:
+def test_episode_truncates_after_max_turns_and_infos_name_kinds_and_abilities() -> None:
     env = StagHuntEnv(StagHuntConfig(max_turns=5), population="not_all_can_hunt")
     env.reset(seed=1)
     for turn in range(5):
@@ -41,95 +68,45 @@ def test_episode_truncates_after_max_turns() -> None:
         assert all(truncations.values()) == (turn == 4)
     assert env.agents == []
     assert infos["agent_2"]["can_hunt"] is False and infos["agent_2"]["kind"] == "AgentKindB"
+    with pytest.raises(ParameterError, match="finished episode"):
+        env.step({})
 
 
-def test_lone_agent_cannot_kill_a_stag_even_hitting_every_turn() -> None:
-    engine = engine_with([(1, 3)], [SOUTH])
-    for _ in range(6):
-        result = engine.step([A], [0])
-        assert result.kills["stag"] == 0 and result.rewards[0] == 0
-        assert result.attack_targets[0] == "stag"
-    assert engine.resources[2, 3] == STAG.code
+def test_aec_agent_selection_follows_a_random_turn_order_and_rewards_land_at_the_turns_end() -> None:
+    env = StagHuntAECEnv(world_config("sorrel_e3", max_turns=50, episode_length="fixed"))
+    env.reset(seed=3)
+    orders = set()
+    for _ in range(20):
+        order = list(env.agents)
+        assert sorted(order) == env.possible_agents
+        orders.add(tuple(order))
+        for position, agent in enumerate(order):
+            assert env.agent_selection == agent
+            env.step(4)  # everyone attacks
+            if position < len(order) - 1:
+                assert set(env.rewards.values()) == {0.0}
+    assert len(orders) > 1
 
 
-def test_two_hunters_in_the_same_turn_kill_the_stag_and_share_the_reward() -> None:
-    engine = engine_with([(1, 3), (3, 3)], [SOUTH, NORTH])
-    result = engine.step([A, A], [1, 0])
-    assert result.kills["stag"] == 1
-    assert result.rewards.tolist() == [STAG.reward / 2, STAG.reward / 2]
-    assert engine.resources[2, 3] == 0
+@pytest.mark.parametrize("world", sorted(WORLD_PRESETS))
+def test_aec_observation_follows_the_worlds_observation_timing(world: str) -> None:
+    env = StagHuntAECEnv(world_config(world))
+    env.reset(seed=0)
+    empty = np.zeros(
+        env.engine.shape, dtype=np.int8
+    )  # three agents within each other's 9x9 crop, facing east
+    env.engine.load_state(0, empty, [(2, 2), (2, 6), (6, 6)], [1, 1, 1], max_turns=50)
+    if not env.engine.before_act:
+        env._turn_start = env.engine.observe_dense()  # the turn starts from the staged state
+    second = env.agents[1]
+    before = env.observe(second)
+    env.step(0)  # the first mover steps forward into a free cell
+    moved = not np.array_equal(before, env.observe(second))
+    assert moved == env.engine.before_act  # turn_start: the second acts on the turn's start
 
 
-def test_hits_in_consecutive_turns_by_two_agents_do_not_kill() -> None:
-    engine = engine_with([(1, 3), (3, 3)], [SOUTH, NORTH])
-    engine.step([A, None], [0, 1])
-    obs = engine.observe(1)
-    side = 9
-    center = CHANNEL_INDEX["wounded_stag"] * side * side + 4 * side + 4 - side  # one row north of agent 1
-    assert obs[center] == 1.0  # the partner sees the stag wounded...
-    result = engine.step([None, A], [0, 1])
-    assert result.kills["stag"] == 0  # ...but it healed before this hit
-
-
-def test_agent_that_cannot_hunt_does_nothing_to_a_stag() -> None:
-    engine = engine_with([(1, 3), (3, 3)], [SOUTH, NORTH], can_hunt=(True, False))
-    result = engine.step([A, A], [0, 1])
-    assert result.kills["stag"] == 0 and result.rewards.sum() == 0
-    assert result.attack_targets == ["stag", "stag"]  # the beam still covers it (the probe counts that)
-
-
-def test_hare_dies_from_one_hit_and_pays_the_hitter() -> None:
-    engine = engine_with([(5, 3)], [NORTH])
-    result = engine.step([A], [0])
-    assert result.kills["hare"] == 1 and result.rewards[0] == HARE.reward
-    assert engine.resources[4, 3] == 0
-
-
-def test_attack_range_is_two_cells_and_walls_stop_the_beam() -> None:
-    engine = engine_with([(5, 3)], [NORTH])
-    engine.resources[4, 3] = 0
-    assert engine.step([A], [0]).attack_targets[0] is None  # stag at distance 3
-    engine = engine_with([(1, 1)], [NORTH])
-    engine.step([A], [0])
-    assert not engine.beam.any()
-
-
-def test_moves_are_intuitive_and_turn_the_agent() -> None:
-    engine = engine_with([(3, 1)], [NORTH])
-    engine.step([R], [0])  # own right of north is east
-    assert tuple(engine.positions[0]) == (3, 2) and engine.orientations[0] == EAST
-    engine.step([L], [0])  # own left of east is north
-    assert tuple(engine.positions[0]) == (2, 2) and engine.orientations[0] == NORTH
-    engine.step([B], [0])  # backward goes south and faces south
-    assert tuple(engine.positions[0]) == (3, 2) and engine.orientations[0] == SOUTH
-
-
-def test_blocked_moves_do_nothing() -> None:
-    engine = engine_with([(1, 3), (3, 3)], [SOUTH, WEST])
-    engine.step([F, None], [0, 1])  # into the stag
-    engine.step([None, R], [0, 1])  # own right of west is north: the stag again
-    assert tuple(engine.positions[0]) == (1, 3) and engine.orientations[0] == SOUTH
-    assert tuple(engine.positions[1]) == (3, 3) and engine.orientations[1] == WEST
-    engine = engine_with([(1, 1)], [NORTH])
-    engine.step([F], [0])
-    assert tuple(engine.positions[0]) == (1, 1)
-
-
-def test_observation_is_allocentric_and_shows_true_orientations() -> None:
-    engine = engine_with([(1, 3), (3, 3)], [EAST, WEST])
-    obs = engine.observe_all()
-    assert obs.shape == (2, observation_size()) and obs.dtype == np.float32
-    grid = obs[0, :-6].reshape(-1, 9, 9)
-    assert grid[CHANNEL_INDEX["AgentKindA_east"], 4, 4] == 1  # self in the centre
-    assert grid[CHANNEL_INDEX["AgentKindA_west"], 6, 4] == 1  # partner two rows south, not rotated
-    assert grid[CHANNEL_INDEX["stag"], 5, 4] == 1
-    assert grid[CHANNEL_INDEX["wall"], 0:4, :].all()  # above the top wall row the crop is padded with wall
-    assert obs[0, -6 + EAST] == 1 and obs[0, -2] == 1
-
-
-@pytest.mark.parametrize("seed", [0, 7])
-def test_same_seed_same_episode(seed: int) -> None:
-    def run() -> list:
+def test_same_seed_same_episode_and_out_of_range_actions_are_parameter_errors() -> None:
+    def run(seed: int) -> list:
         env = StagHuntEnv(StagHuntConfig(max_turns=20))
         observations, _ = env.reset(seed=seed)
         trace = [observations["agent_0"].copy()]
@@ -139,23 +116,30 @@ def test_same_seed_same_episode(seed: int) -> None:
             trace.append(sum(rewards.values()))
         return trace
 
-    first, second = run(), run()
+    first, second = run(7), run(7)
     assert np.array_equal(first[0], second[0]) and first[1:] == second[1:]
-
-
-def test_out_of_range_action_is_a_parameter_error() -> None:
-    from cogames_lib.errors import ParameterError
-
     env = StagHuntEnv(StagHuntConfig(max_turns=3))
     env.reset(seed=0)
     with pytest.raises(ParameterError, match=r"agent_1: action must be in 0\.\.4, got 9"):
         env.step({"agent_0": 0, "agent_1": 9, "agent_2": 0})
+    with pytest.raises(ParameterError, match="agent_2: action must be"):
+        env.step({"agent_0": 0, "agent_1": 0})
+    with pytest.raises(ParameterError, match="unknown population"):
+        StagHuntEnv(population="everyone")
 
 
 def test_ascii_render_reads_like_the_map_legend() -> None:
     from cogames_lib.staghunt.env import render_ascii
 
-    engine = engine_with([(1, 3), (5, 1)], [SOUTH, EAST])
+    env = StagHuntAECEnv(StagHuntConfig(size=7), population=("all_can_hunt"), render_mode="ansi")
+    env.reset(seed=0)
+    engine = env.engine
+    engine.resources[0] = 0
+    engine.resources[0, 2, 3], engine.resources[0, 4, 3] = 1, 2
+    engine.agent_at[0] = -1
+    engine.positions[0] = [(1, 3), (5, 1), (5, 5)]
+    engine.orientations[0] = [2, 1, 0]
+    assert env.render() == render_ascii(engine)
     assert render_ascii(engine).splitlines() == [
-        "WWWWWWW", "W  v  W", "W  1  W", "W     W", "W  2  W", "W>    W", "WWWWWWW"
+        "WWWWWWW", "W  v  W", "W  1  W", "W     W", "W  2  W", "W>   ^W", "WWWWWWW"
     ]  # fmt: skip

@@ -4,53 +4,44 @@ learned, and batched training reproducible per (seed, worlds)."""
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
 
 import numpy as np
 import pytest
 import torch
 
-from cogames_lib.staghunt.batch_engine import BatchStagHunt, SparseObservations
-from cogames_lib.staghunt.batch_learner import BatchedDQN, NStepCollector
+from cogames_lib.staghunt.engine import SparseObservations, StagHuntEngine
 from cogames_lib.staghunt.learner import DQNConfig, DQNPopulation
-from cogames_lib.staghunt.networks import QNetwork, double_dqn_targets, n_step_double_dqn_targets
+from cogames_lib.staghunt.networks import QNetwork, n_step_double_dqn_targets
+from cogames_lib.staghunt.replay import NStepCollector
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS
 from cogames_lib.staghunt.train import preset, train
-from cogames_lib.staghunt.world_config import StagHuntConfig, world_config
+from cogames_lib.staghunt.world_config import world_config
 
 
-def test_numpy_acting_path_equals_the_torch_forward() -> None:
+def test_each_member_is_an_ordinary_qnetwork() -> None:
     population = DQNPopulation(3, 40, DQNConfig(hidden_sizes=(16, 8)), seeds=[1, 2, 3])
     observations = np.random.default_rng(0).integers(0, 2, size=(3, 40)).astype(np.float32)
-    acting = population.q_values_all(observations)
     with torch.no_grad():
         stacked = population.network(torch.from_numpy(observations)[:, None, :])[:, 0].numpy()
-    np.testing.assert_allclose(acting, stacked, rtol=1e-5, atol=1e-6)
-    for index in range(3):  # each member is an ordinary QNetwork (what checkpoints and probes hold)
+    for index in range(3):  # what checkpoints and probes hold
         single = QNetwork(40, (16, 8))
         single.load_state_dict(population.network.member_state_dict(index))
         with torch.no_grad():
             expected = single(torch.from_numpy(observations[index])).numpy()
-        np.testing.assert_allclose(acting[index], expected, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(stacked[index], expected, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(
             population.members[index].q_values(observations[index]), expected, rtol=1e-5, atol=1e-6
         )
+        np.testing.assert_allclose(population.members[index].frozen_copy().q_values(observations[index]), expected,
+                                   rtol=1e-5, atol=1e-6)  # fmt: skip
 
 
-def test_batched_learner_acting_path_equals_the_torch_forward_of_dense_observations() -> None:
+def test_sparse_acting_path_equals_the_forward_of_dense_observations() -> None:
     config = world_config("sorrel_e3")
-    engine = BatchStagHunt(PRESET_POPULATIONS["all_can_hunt"], config, 4, seed=0)
+    engine = StagHuntEngine(PRESET_POPULATIONS["all_can_hunt"], config, 4, seed=0)
     engine.reset_worlds(np.arange(4))
     sparse = engine.observe()
-    learner = BatchedDQN(
-        3,
-        engine.size,
-        sparse.indices.shape[1],
-        4,
-        engine.position_table,
-        DQNConfig(hidden_sizes=(16,)),
-        [4, 5, 6],
-    )
+    learner = DQNPopulation(3, engine.size, DQNConfig(hidden_sizes=(16,)), [4, 5, 6], engine.position_table)
     agents = np.tile(np.arange(3), 4)
     acting = learner.q_values_rows(sparse, agents)
     dense = engine.dense_observations(sparse)
@@ -62,12 +53,14 @@ def test_batched_learner_acting_path_equals_the_torch_forward_of_dense_observati
 
 @pytest.mark.parametrize("hidden_sizes", [(16,), (8, 8)])
 @pytest.mark.parametrize("positions", [False, True])
-def test_hand_written_update_equals_autograd_on_the_dense_network(hidden_sizes, positions: bool) -> None:
-    """`BatchedDQN.update` (sparse rows, backward by hand) against the textbook step on the same sampled
-    batch: autograd through copies of the networks on the dense observations, then fused Adam. Loss, every
+def test_update_equals_the_textbook_step_on_the_engine_dense_observations(
+    hidden_sizes, positions: bool
+) -> None:
+    """`DQNPopulation.update` against the textbook step written here on the same sampled batch: the engine's
+    own dense observations, autograd through copies of the networks, then fused Adam. Loss, every
     parameter's gradient and the weights after the step must agree."""
     config = world_config("sorrel_e3", position_embedding=positions)
-    engine = BatchStagHunt(PRESET_POPULATIONS["all_can_hunt"], config, 6, seed=1)
+    engine = StagHuntEngine(PRESET_POPULATIONS["all_can_hunt"], config, 6, seed=1)
     engine.reset_worlds(np.arange(6))
     now = engine.observe()
     engine.begin_turn()
@@ -76,7 +69,8 @@ def test_hand_written_update_equals_autograd_on_the_dense_network(hidden_sizes, 
     later = engine.observe()
     table = engine.position_table if positions else None
     learner_config = DQNConfig(hidden_sizes=hidden_sizes, batch_size=8, learning_starts=1, buffer_size=64)
-    learner = BatchedDQN(3, engine.size, now.indices.shape[1], 6, table, learner_config, [7, 8, 9])
+    learner = DQNPopulation(3, engine.size, learner_config, [7, 8, 9], table)
+    learner.collect(6, now.indices.shape[1])
     rng = np.random.default_rng(3)
     agent_major = lambda values: np.swapaxes(values.reshape(6, 3, *values.shape[1:]), 0, 1)  # noqa: E731
     learner.store({"observations": np.stack([agent_major(now.indices), agent_major(later.indices)], axis=2).astype(np.int16),
@@ -89,7 +83,7 @@ def test_hand_written_update_equals_autograd_on_the_dense_network(hidden_sizes, 
     network, target = copy.deepcopy(learner.network), copy.deepcopy(learner.target_network)
     optimizer = torch.optim.Adam(network.parameters(), lr=learner_config.learning_rate, fused=True)
     rngs = copy.deepcopy(learner.rngs)
-    hand_loss = learner.update()
+    learner_loss = learner.update()
 
     picks = np.stack([rng.integers(0, learner.replay.size, size=8) for rng in rngs])
     agents, replay = np.arange(3)[:, None], learner.replay
@@ -108,11 +102,11 @@ def test_hand_written_update_equals_autograd_on_the_dense_network(hidden_sizes, 
     loss = torch.nn.functional.huber_loss(predicted, targets, reduction="none").mean(dim=1).sum()
     loss.backward()
     optimizer.step()
-    assert hand_loss == pytest.approx(float(loss.detach()) / 3, rel=1e-5)
-    for hand, reference in zip(learner.network.parameters(), network.parameters(), strict=True):
+    assert learner_loss == pytest.approx(float(loss.detach()) / 3, rel=1e-5)
+    for ours, reference in zip(learner.network.parameters(), network.parameters(), strict=True):
         assert reference.grad.abs().max() > 0
-        torch.testing.assert_close(hand.grad, reference.grad, rtol=1e-4, atol=1e-6)
-        torch.testing.assert_close(hand.detach(), reference.detach(), rtol=1e-4, atol=1e-6)
+        torch.testing.assert_close(ours.grad, reference.grad, rtol=1e-4, atol=1e-6)
+        torch.testing.assert_close(ours.detach(), reference.detach(), rtol=1e-4, atol=1e-6)
 
 
 def test_double_dqn_target_by_hand_on_two_transitions() -> None:
@@ -122,7 +116,7 @@ def test_double_dqn_target_by_hand_on_two_transitions() -> None:
     target_next = torch.tensor([[7.0, 2.0, 8.0, 0.0, 0.0], [4.0, 0.0, 0.0, 0.0, 0.0]])
     # Transition 1: online picks action 1, the target net values it 2 -> 1 + 0.9 * 2 = 2.8 (not 1 + 0.9 * 8).
     # Transition 2: terminal -> its reward, 3.
-    targets = double_dqn_targets(rewards, dones, online_next, target_next, gamma=0.9)
+    targets = n_step_double_dqn_targets(rewards, 0.9 * (1.0 - dones), online_next, target_next)
     np.testing.assert_allclose(targets.numpy(), [2.8, 3.0], rtol=1e-6)
     n_step = n_step_double_dqn_targets(rewards, torch.tensor([0.81, 0.0]), online_next, target_next)
     np.testing.assert_allclose(n_step.numpy(), [1.0 + 0.81 * 2.0, 3.0], rtol=1e-6)
@@ -153,7 +147,8 @@ def test_batched_learner_learns_a_one_state_bandit() -> None:
     config = DQNConfig(
         hidden_sizes=(16,), learning_rate=1e-2, batch_size=32, learning_starts=1, buffer_size=256
     )
-    learner = BatchedDQN(2, 10, 3, 1, None, config, [0, 1])
+    learner = DQNPopulation(2, 10, config, [0, 1])
+    learner.collect(1, 3)
     actions = np.tile(np.arange(5), 40)[None].repeat(2, axis=0)
     same = np.tile(np.array([1, 4, 10], dtype=np.int16), (2, 200, 2, 1))  # index 10 pads
     learner.store({"observations": same, "cells": np.zeros((2, 200, 2), np.int16), "actions": actions,
@@ -203,13 +198,3 @@ def test_batched_training_with_probes_ends_like_without_and_writes_probe_rows(tm
     assert sorted(probed.intention["epoch"].unique()) == [0, 10, 20, 30]
     assert probed.training["epoch"].tolist() == list(range(1, 31))
     assert (tmp_path / "all_can_hunt" / "seed_1" / "checkpoints" / "epoch_30.pt").is_file()
-
-
-def test_one_world_turn_start_settings_keep_the_first_version_loop() -> None:
-    from cogames_lib.staghunt.train import uses_one_world_loop
-
-    assert uses_one_world_loop(preset("all_can_hunt"))
-    assert not uses_one_world_loop(preset("all_can_hunt", world="sorrel_e3", worlds=1))
-    assert not uses_one_world_loop(
-        replace(preset("all_can_hunt"), env=StagHuntConfig(observation_timing="before_act"))
-    )

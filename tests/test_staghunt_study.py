@@ -15,8 +15,8 @@ from cogames_lib.staghunt.social import (
     final_learning,
     learning_curves,
     partner_curves,
+    partner_differences,
     partner_effect,
-    partner_effect_per_seed,
 )
 from cogames_lib.staghunt.study_summary import learning_verdict, study_headline
 from cogames_lib.staghunt.study_tables import load_probe_study
@@ -105,16 +105,23 @@ def test_final_learning_and_the_ratio_to_random_play() -> None:
          "stags_killed": (0.0 if epoch <= 90 else 0.2 + 0.1 * seed), "hares_killed": 1}
         for seed in range(3) for epoch in range(1, 101)
     ]  # fmt: skip
-    summary = final_learning(pd.DataFrame(rows), 0.1).set_index("metric")
+    summary = final_learning(pd.DataFrame(rows), 0.1, fraction=0.095).set_index("metric")
     stags = summary.loc["stags_killed"]
     assert stags["mean"] == pytest.approx(0.3) and stags["n_seeds"] == 3  # epochs 91..100 only
-    assert stags["ratio"] == pytest.approx(3.0) and stags["ratio_low"] == pytest.approx(stags["ci_low"] / 0.1)
+    # a baseline given as a bare number has no standard error: the ratio interval is the seeds' alone
+    assert stags["ratio"] == pytest.approx(3.0) and stags["random_error"] == 0.0
+    assert stags["ratio_low"] == pytest.approx(stags["ci_low"] / 0.1, abs=0.05)
     assert np.isnan(summary.loc["mean_return", "ratio"])
+    # with the baseline's standard error the ratio interval widens: it carries both uncertainties
+    table = pd.DataFrame({"condition": ["c"], "stags_per_episode": [0.1], "stags_standard_error": [0.02]})
+    wide = final_learning(pd.DataFrame(rows), table, fraction=0.095).set_index("metric").loc["stags_killed"]
+    assert wide["ratio"] == pytest.approx(3.0) and wide["random_error"] == 0.02
+    assert wide["ratio_low"] < stags["ratio_low"] - 0.1 and wide["ratio_high"] > stags["ratio_high"] + 0.1
 
 
 def test_the_paired_test_finds_a_planted_effect_and_its_difference_in_differences() -> None:
     intention = intention_with_effect({"all_can_hunt": 0.0, "not_all_can_hunt": 0.2})
-    effects = partner_effect(intention).set_index("condition")
+    effects = partner_effect(intention, ["p_stag"], fraction=0.1).set_index("condition")
     treated = effects.loc["not_all_can_hunt"]
     assert treated["estimate"] == pytest.approx(0.2, abs=1e-9) and treated["ci_low"] > 0.15
     assert treated["n_seeds"] == 5 and treated["p_sign_flip"] == pytest.approx(
@@ -125,10 +132,12 @@ def test_the_paired_test_finds_a_planted_effect_and_its_difference_in_difference
     assert control["estimate"] == pytest.approx(0.0, abs=1e-9)
     did = effects.loc["not_all_can_hunt - all_can_hunt"]
     assert did["design"] == "paired by seed" and did["estimate"] == pytest.approx(0.2, abs=1e-9)
-    # only the final 10% counts (epochs > 90 of 100): epochs 0 and 90 are outside the window
-    per_seed = partner_effect_per_seed(intention)
+    # only the final window counts (epochs >= 0.95 x 100): epochs 0 and 90 are outside it
+    per_seed = partner_differences(intention, fraction=0.05)
     assert (per_seed["n_pairs"] == 2 * 2 * 2).all()  # epoch 100 x 2 KindA focals x 2 maps x 2 versions
-    assert (partner_effect_per_seed(intention, fraction=0.2)["n_pairs"] == 16).all()  # epochs 90 and 100
+    assert (partner_differences(intention, fraction=0.1)["n_pairs"] == 16).all()  # epochs 90 and 100
+    # sorrel's suite has the stag on STEP_LEFT only: one half, the side bias cannot be removed
+    assert (per_seed["halves"] == 1).all()
 
 
 def test_difference_in_differences_of_unpaired_seeds_is_a_two_group_comparison() -> None:
@@ -136,14 +145,15 @@ def test_difference_in_differences_of_unpaired_seeds_is_a_two_group_comparison()
     shifted = intention.assign(
         seed=np.where(intention["condition"] == "all_can_hunt", intention["seed"] + 10, intention["seed"])
     )
-    did = partner_effect(shifted).set_index("effect").loc["difference_in_differences"]
+    did = partner_effect(shifted, ["p_stag"]).set_index("effect").loc["difference_in_differences"]
     assert did["design"] == "independent groups" and did["estimate"] == pytest.approx(0.2, abs=1e-9)
     assert did["ci_low"] > 0.1 and did["p_sign_flip"] < 0.05 and did["wilcoxon_note"] == "unpaired seeds"
 
 
 def test_no_effect_is_reported_with_its_interval_too() -> None:
     effects = partner_effect(intention_with_effect({"all_can_hunt": 0.0, "not_all_can_hunt": 0.0}, seeds=3))
-    assert len(effects) == 3 and effects["ci_low"].notna().all() and (effects["p_sign_flip"] > 0.2).all()
+    assert len(effects) == 3 * 3  # (two conditions + their difference in differences) x three scales
+    assert effects["ci_low"].notna().all() and (effects["p_sign_flip"] > 0.2).all()
 
 
 def test_learning_verdict_labels_runs_that_cannot_have_learned(study_dir: Path) -> None:
@@ -159,9 +169,13 @@ def test_learning_verdict_labels_runs_that_cannot_have_learned(study_dir: Path) 
 def test_study_headline_in_words(study_dir: Path) -> None:
     study = load_probe_study(study_dir)
     headline = study_headline(study.training, study.intention, study.metadata["random_policy_stag_rate"])
-    assert "final stag kills per episode[all_can_hunt]" in headline
-    assert "(n=2 seeds)" in headline["final return per episode[not_all_can_hunt]"]
-    assert "difference in differences[not_all_can_hunt - all_can_hunt]" in headline
+    assert "learning.all_can_hunt.stags_per_episode" in headline
+    assert "(n = 2 seeds)" in headline["learning.not_all_can_hunt.stags_per_episode"]
+    assert "partner_effect.difference_in_differences.p_stag" in headline
+    assert (
+        "partner_effect.not_all_can_hunt.q_gap" in headline
+        and "partner_effect.all_can_hunt.argmax" in headline
+    )
     assert all("nan" not in str(value) for value in headline.values())
 
 
@@ -174,27 +188,10 @@ def test_cli_analyze_study_prints_the_label_and_headline(
     out = capsys.readouterr().out
     assert out.startswith("reference study: 6 epochs, 2 seeds per condition, default world, 2026-11-25\n")
     assert "command: cogames-lib probe train --epochs 6\n" in out
-    assert "stag kills / random play[all_can_hunt]" in out and "difference_in_differences" in out
+    assert "times random play" in out and "difference_in_differences" in out
     assert main(["probe", "analyze", str(study_dir), "--study", str(study_dir)]) == 2
     assert main(["probe", "analyze", "--study", str(study_dir / "all_can_hunt")]) == 2
     assert "no study.json" in capsys.readouterr().err
-
-
-def test_kind_sensitivity_tells_an_ignored_kind_from_a_used_one() -> None:
-    from cogames_lib.staghunt.social import kind_sensitivity
-
-    intention = intention_with_effect({"all_can_hunt": 0.0}, seeds=3)
-    # Q-values: the partner's presence moves the attack value by 1; the kind moves it by 0 at the start
-    # of training and by 0.5 (KindB partner) at the end
-    presence = intention["partner_kind"].ne("no_partner").astype(float)
-    kind_b = (intention["partner_kind"].eq("AgentKindB") & intention["epoch"].eq(100)).astype(float)
-    table = kind_sensitivity(intention.assign(q_val_attack=presence + 0.5 * kind_b)).set_index(
-        ["agent_kind", "stage"]
-    )
-    assert table.loc[("AgentKindA", "start"), "ratio"] == 0.0  # ignored kind
-    final = table.loc[("AgentKindA", "final")]
-    assert final["kind_change"] == pytest.approx(0.5) and final["presence_change"] == pytest.approx(1.0)
-    assert final["ratio"] == pytest.approx(0.5) and final["n_seeds"] == 3
 
 
 def test_the_probe_study_command_layout_with_per_condition_baselines(study_dir: Path, tmp_path: Path) -> None:
@@ -218,10 +215,11 @@ def test_the_probe_study_command_layout_with_per_condition_baselines(study_dir: 
     table = final_learning(study.training, study.random_stag_rates, random_policy_return=study.random_returns)
     row = table.set_index(["condition", "metric"]).loc[("not_all_can_hunt", "mean_return")]
     assert row["random_rate"] == pytest.approx(4.4) and row["ratio"] == pytest.approx(row["mean"] / 4.4)
-    headline = study_headline(study.training, study.intention, study.random_stag_rates,
-                              random_policy_return=study.random_returns)  # fmt: skip
-    assert headline["random play stag kills per episode[not_all_can_hunt]"] == "0.100"
-    assert "return / random play[all_can_hunt]" in headline
+    headline = study_headline(study.training, study.intention, study.random_policy)
+    assert (
+        "(0.100 per episode, its standard error not recorded)"
+        in headline["learning.not_all_can_hunt.stags_vs_random"]
+    )
     write_study_json(folder, 6, [0, 1], random_policy_stag_rate={"all_can_hunt": 0.27})
     with pytest.raises(DataFileError, match="key 'random_policy_stag_rate' has an unusable value"):
         load_probe_study(folder)

@@ -177,3 +177,39 @@ def test_two_group_difference_interval_and_permutation() -> None:
     assert permutation_p_value(high, low) < 0.02
     assert permutation_p_value([0.1, 0.3, 0.2], [0.2, 0.1, 0.3]) > 0.5
     assert bootstrap_difference_interval(high, low) == bootstrap_difference_interval(high, low)  # seeded
+
+
+def test_stratified_comparison_resamples_within_cells_and_reads_every_interval_from_one_bootstrap():
+    from cogames_lib.stats import stratified_comparison
+
+    first = [[1, 1, 1, 0], [1, 0, 1, 0], [1, 1, 1, 1]]
+    second = [[0, 0, 1, 0], [0, 0, 0, 0], [1, 1, 1, 1]]
+    result = stratified_comparison(first, second, thresholds=(0.0, 0.5), n_resamples=500, seed=3)
+    # per cell: 0.75 - 0.25, 0.5 - 0, 1 - 1 -> mean 1/3; pass/fail: P(improvement) = 0.5 + half of it
+    assert result.cells == 3 and np.isclose(result.difference[0], 1 / 3)
+    assert np.isclose(result.improvement[0], 0.5 + 1 / 6)
+    low, high = result.difference[1:]
+    # the third cell is 1 - 1 in every resample (strata are never mixed), so no resample exceeds (1 + 1 + 0) / 3
+    assert low < 1 / 3 < high and low >= -1 and high <= 2 / 3
+    assert list(result.profile_first[0]) == [1.0, 2 / 3] and list(result.profile_second[0]) == [2 / 3, 1 / 3]
+    assert (result.profile_first[1] <= result.profile_first[0]).all()
+    again = stratified_comparison(first, second, thresholds=(0.0, 0.5), n_resamples=500, seed=3)
+    assert again.difference == result.difference  # seeded
+    single = stratified_comparison([[1]], [[0]])
+    assert single.difference[0] == 1.0 and np.isnan(single.difference[1])  # one episode a side: no interval
+    with pytest.raises(ParameterError, match="no cell"):
+        stratified_comparison([], [])
+    with pytest.raises(ParameterError, match="without episodes"):
+        stratified_comparison([[1], []], [[0], [1]])
+
+
+def test_the_pass_fail_shortcut_of_the_probability_of_improvement_equals_comparing_every_pair():
+    from cogames_lib.stats import stratified_comparison
+
+    rng = np.random.default_rng(0)
+    first = [(rng.random(7) < 0.6).astype(float) for _ in range(5)]
+    second = [(rng.random(6) < 0.4).astype(float) for _ in range(5)]
+    shortcut = stratified_comparison(first, second, n_resamples=300, seed=1)
+    # scores 0/2 take the every-pair path and order the episodes exactly as 0/1 do
+    pairs = stratified_comparison([2 * x for x in first], [2 * y for y in second], n_resamples=300, seed=1)
+    assert np.allclose(shortcut.improvement, pairs.improvement)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pandas as pd
@@ -11,7 +12,7 @@ from cogames_lib import tables
 from cogames_lib.errors import DataFileError
 from cogames_lib.tables import TableSchema
 
-SAMPLE = Path(__file__).resolve().parent.parent / "data" / "mindcraft_sample"
+SAMPLE = Path(__file__).resolve().parent.parent / "cogames_lib" / "data" / "mindcraft_sample"
 
 
 def matches(frame: pd.DataFrame, schema: TableSchema, source: str, extra: tuple[str, ...] = ()) -> None:
@@ -145,3 +146,89 @@ def test_every_table_is_declared_once_with_a_key_inside_its_columns() -> None:
     assert len(names) == len(set(names))
     for schema in tables.SCHEMAS:
         assert set(schema.key) <= set(schema.columns) and set(schema.dtypes) == set(schema.columns)
+
+
+# -- one definition per contract -------------------------------------------------------------------------
+PACKAGE = Path(__file__).resolve().parent.parent / "cogames_lib"
+
+
+def _literal_column_lists(source: str) -> dict[str, frozenset[str]]:
+    """Module-level `NAME_COLUMNS = (...)` / `[...]` written out as string literals (or (name, dtype) pairs):
+    a column list defined here rather than imported from the table it describes."""
+    found: dict[str, frozenset[str]] = {}
+    for node in ast.parse(source).body:
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
+        value = getattr(node, "value", None)
+        if not isinstance(value, (ast.Tuple, ast.List)):
+            continue
+        names = [
+            element.value if isinstance(element, ast.Constant) else element.elts[0].value
+            for element in value.elts
+            if (isinstance(element, ast.Constant) and isinstance(element.value, str))
+            or (isinstance(element, ast.Tuple) and element.elts and isinstance(element.elts[0], ast.Constant))
+        ]
+        if len(names) != len(value.elts) or not names:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id.endswith("COLUMNS"):
+                found[target.id] = frozenset(map(str, names))
+    return found
+
+
+def column_list_definitions(package: Path = PACKAGE) -> dict[str, list[tuple[str, frozenset[str]]]]:
+    """Every literal column list of the package by name: [(module, columns), ...]."""
+    definitions: dict[str, list[tuple[str, frozenset[str]]]] = {}
+    for path in sorted(package.rglob("*.py")):
+        module = path.relative_to(package.parent).as_posix()
+        for name, columns in _literal_column_lists(path.read_text(encoding="utf-8")).items():
+            definitions.setdefault(name, []).append((module, columns))
+    return definitions
+
+
+def second_definitions(definitions: dict[str, list[tuple[str, frozenset[str]]]]) -> list[str]:
+    """A column list's name defined by literals in two modules, or the same three or more columns listed
+    under two names: either is a second definition of one contract, which will drift."""
+    problems = [
+        f"{name} is defined in {', '.join(module for module, _ in places)}"
+        for name, places in definitions.items()
+        if len({module for module, _ in places}) > 1
+    ]
+    flat = [(name, module, columns) for name, places in definitions.items() for module, columns in places]
+    for index, (name, module, columns) in enumerate(flat):
+        for other, other_module, other_columns in flat[index + 1 :]:
+            if len(columns) >= 3 and columns == other_columns and name != other:
+                problems.append(f"{module}:{name} and {other_module}:{other} list the same columns")
+    return problems
+
+
+def test_every_column_list_is_defined_once() -> None:
+    assert second_definitions(column_list_definitions()) == []
+
+
+def test_the_check_sees_a_second_definition() -> None:
+    first = _literal_column_lists('CURVE_COLUMNS = ["n_seeds", "mean", "ci_low", "ci_high"]\n')
+    second = _literal_column_lists('CURVE_COLUMNS = ("epoch", "n_seeds", "mean", "ci_low", "ci_high")\n')
+    renamed = _literal_column_lists(
+        'LINE_COLUMNS: tuple[str, ...] = ("n_seeds", "mean", "ci_low", "ci_high")\n'
+    )
+    pairs = _literal_column_lists('TABLE_COLUMNS = (("a", "str"), ("b", "int64"))\nX = ["a", "b"]\n')
+    assert pairs == {"TABLE_COLUMNS": frozenset({"a", "b"})}
+    imported = _literal_column_lists(
+        "from cogames_lib.tables import EPISODES\nEPISODE_COLUMNS = EPISODES.columns\n"
+    )
+    assert imported == {}
+    same_name = {"CURVE_COLUMNS": [("a.py", first["CURVE_COLUMNS"]), ("b.py", second["CURVE_COLUMNS"])]}
+    assert second_definitions(same_name) == ["CURVE_COLUMNS is defined in a.py, b.py"]
+    same_columns = {
+        "CURVE_COLUMNS": [("a.py", first["CURVE_COLUMNS"])],
+        "LINE_COLUMNS": [("b.py", renamed["LINE_COLUMNS"])],
+    }
+    assert second_definitions(same_columns) == [
+        "a.py:CURVE_COLUMNS and b.py:LINE_COLUMNS list the same columns"
+    ]

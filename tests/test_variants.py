@@ -11,8 +11,8 @@ from cogames_lib.cli import main
 from cogames_lib.diagnostics import get_diagnostic, make_env
 from cogames_lib.errors import MapError, ParameterError
 from cogames_lib.paths import DIAGNOSTIC_MAPS_DIR
-from cogames_lib.report.sweep_views import diagnostics_headline
 from cogames_lib.sweep import run_episode, run_sweep, summarise
+from cogames_lib.sweep.sweep_findings import sweep_findings
 
 MEMORY_MAP = DIAGNOSTIC_MAPS_DIR / "diagnostic_memory.map"
 
@@ -65,8 +65,8 @@ def test_run_sweep_mixes_names_and_variants(tmp_path: Path) -> None:
         "diagnostic_memory": "normal",
         variant.name: "custom",
     }
-    headline = diagnostics_headline(table, 1.0)
-    assert headline["pass_rate[oracle/custom]"].startswith("1.000") and "pass_rate[noop/normal]" in headline
+    findings = {finding.key: finding for finding in sweep_findings({"episodes": table})}
+    assert findings["pass_rate[oracle/custom]"].estimate == 1.0 and "pass_rate[noop/normal]" in findings
     resumed = run_sweep(["oracle", "noop"], ["memory", variant], [1], 2, tmp_path / "out", progress=False)
     assert resumed.attrs["ran"] == 0 and len(resumed) == len(table)
 

@@ -21,16 +21,20 @@ EXAMPLES: dict[str, tuple[str, str]] = {
         "--out reports/sweep-demo",
         "4 episodes; add --resume to continue that folder later, --overwrite to start it again",
     ),
+    "sweep compare": (
+        "cogames-lib sweep compare scripted random --sweep reports/sweep",
+        "suite-level pass-rate difference over shared cells (stratified bootstrap), probability of improvement",
+    ),
     "mindcraft analyze": (
-        "cogames-lib mindcraft analyze data/mindcraft_sample/experiments --tasks data/mindcraft_sample/tasks/*.json",
+        "cogames-lib mindcraft analyze cogames_lib/data/mindcraft_sample/experiments --tasks cogames_lib/data/mindcraft_sample/tasks/*.json",
         "the summary tables of the SYNTHETIC sample tree",
     ),
     "mindcraft compare": (
-        "cogames-lib mindcraft compare data/mindcraft_sample/experiments --models gpt-4o-mini claude-3-5-haiku-latest",
+        "cogames-lib mindcraft compare cogames_lib/data/mindcraft_sample/experiments --models gpt-4o-mini claude-3-5-haiku-latest",
         "paired success-rate difference of two models over the tasks both ran (McNemar, bootstrap)",
     ),
     "mindcraft sample": (
-        "cogames-lib mindcraft sample /tmp/mindcraft-sample --tasks data/mindcraft_sample/tasks/*.json",
+        "cogames-lib mindcraft sample /tmp/mindcraft-sample --tasks cogames_lib/data/mindcraft_sample/tasks/*.json",
         "writes a SYNTHETIC experiment tree to try the analysis on",
     ),
     "probe train": (
@@ -55,11 +59,15 @@ EXAMPLES: dict[str, tuple[str, str]] = {
 def leaf_parsers(
     parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
 ) -> list[tuple[str, argparse.ArgumentParser]]:
-    """Every command that runs something ("sweep", "probe train"), with its parser."""
+    """Every command that runs something ("sweep", "sweep compare", "probe train"), with its parser: a
+    command whose verbs are optional (`sweep` runs a sweep, `sweep compare` compares) runs something too."""
     actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     if not actions:
         return [(" ".join(path), parser)]
-    return [leaf for name, sub in actions[0].choices.items() for leaf in leaf_parsers(sub, (*path, name))]
+    itself = [] if actions[0].required or not path else [(" ".join(path), parser)]
+    return itself + [
+        leaf for name, sub in actions[0].choices.items() for leaf in leaf_parsers(sub, (*path, name))
+    ]
 
 
 def add_examples(parser: argparse.ArgumentParser) -> None:

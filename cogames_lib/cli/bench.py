@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cogames_lib.cli._codes import EXIT_FAILED_WORK, EXIT_OK
 from cogames_lib.errors import UnknownNameError, close_matches_message
-from cogames_lib.paths import BENCHMARKS_DIR
+from cogames_lib.paths import BENCHMARKS_DIR, CLONE_ROOT, needs_clone
 
 
 def available() -> dict[str, Path]:
@@ -45,7 +45,9 @@ def handle(args: argparse.Namespace) -> int:
             print(f"{name:<20} {_summary_line(path)}")
         return EXIT_OK
     if not scripts:
-        raise UnknownNameError(f"no benchmark scripts in {BENCHMARKS_DIR} (is this a source checkout?)")
+        if CLONE_ROOT is None:
+            raise UnknownNameError(f"no benchmark scripts: {needs_clone('benchmarks/')}")
+        raise UnknownNameError(f"no benchmark scripts in {BENCHMARKS_DIR}")
     for name in args.names:
         if name.removesuffix(".py") not in scripts:
             raise UnknownNameError(close_matches_message("benchmark", name, list(scripts)))

@@ -3,6 +3,7 @@
     cogames-lib sweep --policies scripted random noop --diagnostics all --agents 1 2 4 --seeds 10 \\
         --workers 2 --out reports/sweep [--backend dask --scheduler tcp://host:8786] [--traces]
     cogames-lib sweep --base memory --map my_memory.map [--max-steps 300] --out reports/my_memory
+    cogames-lib sweep compare scripted random --sweep reports/sweep [--against DIR] [--figure profile.png]
 
 `--diagnostics` takes names or a tier: all (normal and hard, the default), normal, hard. `--base NAME` with
 `--map FILE` and/or `--max-steps N` runs a custom variant of NAME (`<NAME>@<map stem>`, tier "custom"),
@@ -44,16 +45,72 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--scheduler", default=None, metavar="ADDR", help="Dask scheduler, e.g. tcp://host:8786"
     )
-    parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    parser.add_argument("--out", default=None, metavar="DIR", help="output directory (required)")
     add_out_dir_flags(parser)
     parser.add_argument("--traces", action="store_true", help="also record per-step traces")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
+    verbs = parser.add_subparsers(dest="verb", metavar="{compare}", required=False)
+    compare = verbs.add_parser(
+        "compare",
+        help="compare two policies of a sweep over every (diagnostic, agent count) cell both played",
+        description=COMPARE_DESCRIPTION,
+    )
+    compare.add_argument("first", metavar="A", help="a policy of the sweep (the one whose gain is reported)")
+    compare.add_argument("second", metavar="B", help="the policy A is compared against")
+    compare.add_argument("--sweep", required=True, metavar="DIR", help="a sweep's output folder (its --out)")
+    compare.add_argument(
+        "--against",
+        default=None,
+        metavar="DIR",
+        help="read B from this second sweep folder (e.g. a checkpoint)",
+    )
+    compare.add_argument(
+        "--figure", default=None, metavar="PNG", help="also draw the performance profile here"
+    )
+    compare.add_argument("--resamples", type=int, default=2000, metavar="N", help="bootstrap resamples")
+    compare.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
+    compare.set_defaults(handler=run_compare)
+
+
+COMPARE_DESCRIPTION = """\
+Suite-level comparison (rliable's statistics, computed with scipy's bootstrap): the difference in pass rate
+A - B averaged over the (diagnostic, agent count) cells both played, with a stratified bootstrap 95% interval
+(episodes resampled within each cell), the probability of improvement, and with --figure the performance
+profile (the fraction of cells above each pass rate) of both."""
+
+
+def run_compare(args: Any) -> int:
+    from cogames_lib.errors import ParameterError
+    from cogames_lib.sweep import load_episodes
+    from cogames_lib.sweep.compare import compare_policies
+    from cogames_lib.sweep.sweep_findings import comparison_findings
+
+    if args.resamples < 1:
+        raise ParameterError(f"--resamples: must be at least 1, got {args.resamples}")
+    episodes = load_episodes(args.sweep)
+    against = load_episodes(args.against) if args.against else None
+    comparison = compare_policies(episodes, args.first, args.second, against, args.resamples, args.seed)
+    findings = comparison_findings(comparison, args.figure)
+    for finding in findings:
+        print(finding.text)
+    print(f"method: {findings[0].method}")
+    if args.figure:
+        from cogames_lib import io, plots
+        from cogames_lib.report.display import figure_png
+
+        io.write_bytes(args.figure, figure_png(plots.performance_profile(comparison.profile_table())))
+        print(f"performance profile: {args.figure}")
+    return EXIT_OK
 
 
 def run(args: Any) -> int:
+    from cogames_lib.errors import ParameterError
     from cogames_lib.sweep import pass_rate_grid, run_sweep
     from cogames_lib.sweep.variant_option import with_variant
+
+    if args.out is None:
+        raise ParameterError("--out: the sweep needs an output folder (--out DIR)")
 
     table = run_sweep(
         args.policies,
@@ -79,7 +136,7 @@ def run(args: Any) -> int:
         grid = pass_rate_grid(table, policy)
         grid.index = [str(name).removeprefix("diagnostic_") for name in grid.index]
         grid.columns = [f"{count} agents" for count in grid.columns]
-        print(f"\npass rate of {policy} (rate [Wilson 95% CI] n; '-' = not allowed):")
+        print(f"\npass rate of {policy} (rate [Wilson 95% CI] (n); '-' = not allowed):")
         print(grid.to_string())
     if table["tier"].nunique() > 1:
         from cogames_lib.sweep import summarise

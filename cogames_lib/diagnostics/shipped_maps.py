@@ -1,4 +1,4 @@
-"""The diagnostics' shipped map files (`maps/diagnostics/`), parsed once per process.
+"""The diagnostics' shipped map files (`cogames_lib/maps/diagnostics/`), parsed once per process.
 
 A leaf module: the normal tier plays these maps and the hard tier's generator stretches them, so both the
 record (`catalogue`) and the generator (`hard_maps`) read them from here.
@@ -14,5 +14,5 @@ from cogames_lib.paths import DIAGNOSTIC_MAPS_DIR
 
 @cache
 def shipped_map(file_name: str) -> GridMap:
-    """A map file of `maps/diagnostics/`, parsed once per process (maps are immutable)."""
+    """A map file of `cogames_lib/maps/diagnostics/`, parsed once per process (maps are immutable)."""
     return load_map(DIAGNOSTIC_MAPS_DIR / file_name)

@@ -11,8 +11,8 @@ and (`sample_layouts.py`) the S3-download, per-run and flat layouts with a stale
 
 Regenerate the committed sample (deterministic for a seed):
 
-    cogames-lib mindcraft sample data/mindcraft_sample/experiments \
-        --tasks data/mindcraft_sample/tasks/*.json --seed 0
+    cogames-lib mindcraft sample cogames_lib/data/mindcraft_sample/experiments \
+        --tasks cogames_lib/data/mindcraft_sample/tasks/*.json --seed 0
 """
 
 from __future__ import annotations

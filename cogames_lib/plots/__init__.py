@@ -7,6 +7,7 @@ are fixed tables in `cogames_lib.plots.style`, so a policy or partner keeps its 
 
 from __future__ import annotations
 
+from cogames_lib.plots.comparison import performance_profile
 from cogames_lib.plots.diagnostics import (
     capability_matrix,
     outcome_rates,
@@ -22,7 +23,12 @@ from cogames_lib.plots.probes import (
     multistep_results,
     training_curves,
 )
-from cogames_lib.plots.study import partner_effect_forest, partner_preference_curves, study_learning_curves
+from cogames_lib.plots.study import (
+    acting_partner_forest,
+    partner_effect_forest,
+    partner_preference_curves,
+    study_learning_curves,
+)
 from cogames_lib.plots.style import CONDITION_COLOURS, PARTNER_COLOURS, POLICY_COLOURS, STATUS_PALETTE
 from cogames_lib.plots.trajectories import episode_trajectory, redundancy_heatmap
 
@@ -31,6 +37,7 @@ __all__ = [
     "PARTNER_COLOURS",
     "POLICY_COLOURS",
     "STATUS_PALETTE",
+    "acting_partner_forest",
     "alignment",
     "capability_matrix",
     "construction_scores",
@@ -43,6 +50,7 @@ __all__ = [
     "partner_effect_forest",
     "partner_preference_curves",
     "pass_rate_heatmap",
+    "performance_profile",
     "redundancy_heatmap",
     "status_breakdown",
     "status_count_bars",

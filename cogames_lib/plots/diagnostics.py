@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from cogames_lib.finding import interval_text
 from cogames_lib.plots.style import (
     MIN_BOX_VALUES,
     PAGE_WIDTH_IN,
@@ -39,7 +40,7 @@ def _diagnostic_order(episodes: pd.DataFrame) -> list[str]:
 
 
 def _cell_label(row: pd.Series) -> str:
-    return f"{row['rate']:.2f}\n[{row['ci_low']:.2f},{row['ci_high']:.2f}]\nn={int(row['n'])}"
+    return interval_text(row["rate"], row["ci_low"], row["ci_high"], int(row["n"]), stacked=True)
 
 
 def pass_rate_heatmap(episodes: pd.DataFrame) -> plt.Figure:

@@ -26,14 +26,20 @@ from cogames_lib.plots.style import (
     plural,
     require_columns,
 )
+from cogames_lib.tables import STUDY_CURVE_COLUMNS, STUDY_EFFECT_COLUMNS
 
-CURVE_COLUMNS = ("epoch", "n_seeds", "mean", "ci_low", "ci_high")
+CURVE_COLUMNS = ("epoch", *STUDY_CURVE_COLUMNS)
 METRIC_LABELS = {
     "stags_killed": "stag kills per episode",
     "mean_return": "return per episode (mean over agents)",
 }
 MIN_EFFECT_SPAN = 0.05
-EFFECT_COLUMNS = ("effect", "condition", "n_seeds", "estimate", "ci_low", "ci_high", "p_sign_flip")
+SCALE_LABELS = {
+    "p_stag": "P(stag): same-kind - other-kind partner",
+    "q_gap": "Q gap (Q_stag - Q_hare): same - other",
+    "argmax": "argmax choice of the stag step: same - other",
+}
+ACTING_LABELS = {"approached_stag": "stood next to a stag", "attacked_stag": "attacked a stag"}
 
 
 def _title(text: str, label: str, verdict: str) -> str:
@@ -89,7 +95,7 @@ def study_learning_curves(
     """`social.learning_curves` output: stag kills and return per episode over training, a line per
     condition; dashed lines at random play's stag kills (one number or per condition) and, when given,
     random play's return per condition."""
-    require_columns(curves, ["condition", "metric", *CURVE_COLUMNS], "study_learning_curves")
+    require_columns(curves, ["condition", "metric", "epoch", *CURVE_COLUMNS], "study_learning_curves")
     if curves.empty:
         return empty_figure("Learning curves", "no training epochs")
     conditions = ordered(curves["condition"], CONDITION_ORDER)
@@ -125,7 +131,9 @@ def partner_preference_curves(
     a dashed line at 0.5 (indifference between stag and hare). Intention P(stag) is
     w_stag / (w_stag + w_hare); pass `value_label="multi-step result"` for the behaviour curves."""
     require_columns(
-        curves, ["condition", "agent_kind", "partner_kind", *CURVE_COLUMNS], "partner_preference_curves"
+        curves,
+        ["condition", "agent_kind", "partner_kind", "epoch", *CURVE_COLUMNS],
+        "partner_preference_curves",
     )
     frame = curves[curves["agent_kind"].astype(str).isin([focal_kind, "all"])]
     if frame.empty:
@@ -160,38 +168,74 @@ def _p_text(row: pd.Series) -> str:
     )
 
 
-def partner_effect_forest(effects: pd.DataFrame, label: str = "", verdict: str = "") -> plt.Figure:
-    """`social.partner_effect` output: one row per effect (the per-condition difference, then the
-    difference in differences), the estimate with its 95% interval across seeds, a line at 0 (no effect)."""
-    require_columns(effects, EFFECT_COLUMNS, "partner_effect_forest")
-    if effects.empty:
-        return empty_figure("Partner effect", "no KindA focal probed with both partner kinds")
-    rows = effects.reset_index(drop=True)
-    figure, axes = plt.subplots(figsize=(8.6, 1.1 + 0.7 * len(rows)), layout="constrained")
+def _forest(axes: plt.Axes, rows: pd.DataFrame, names: list[str], span: float) -> None:
     positions = np.arange(len(rows))[::-1]
     for position, (_, row) in zip(positions, rows.iterrows(), strict=True):
         colour = CONDITION_COLOURS.get(str(row["condition"]), "black")
-        has_interval = not (math.isnan(row["ci_low"]) or math.isnan(row["ci_high"]))
+        has_interval = not (pd.isna(row["ci_low"]) or pd.isna(row["ci_high"]))
         if has_interval:
             axes.plot([row["ci_low"], row["ci_high"]], [position, position], color=colour, linewidth=2)
-        axes.plot(row["estimate"], position, "o", color=colour, markersize=7)
+        axes.plot(row["estimate"], position, "o", color=colour, markersize=6)
         interval = f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]" if has_interval else "(no interval)"
-        axes.annotate(f"{row['estimate']:+.3f} {interval}; {_p_text(row)}", (1.02, position),
+        axes.annotate(f"{row['estimate']:+.3f} {interval}\n{_p_text(row)}", (1.02, position),
                       xycoords=("axes fraction", "data"), va="center", fontsize=TEXT_PT)  # fmt: skip
     axes.axvline(0.0, color="black", linestyle="--", linewidth=1)
-    # at least +-MIN_EFFECT_SPAN: a difference of 0.0003 in P(stag) must not fill the panel like a real effect
+    # at least +-span: a difference of 0.0003 in P(stag) must not fill the panel like a real effect
     low, high = axes.get_xlim()
-    axes.set_xlim(min(low, -MIN_EFFECT_SPAN), max(high, MIN_EFFECT_SPAN))
-    names = [
-        f"{row['condition']}"
-        if row["effect"] == "difference"
-        else f"difference in differences\n({row['condition']})"
-        for _, row in rows.iterrows()
-    ]
+    axes.set_xlim(min(low, -span), max(high, span))
     axes.set_yticks(positions, names)
     axes.set_ylim(-0.7, len(rows) - 0.3)
-    axes.set_xlabel("P(stag | KindA partner) - P(stag | KindB partner), KindA focal, final 10% of training")
-    axes.set_title(
-        _title("Partner effect (paired by seed; sign-flip p, two-sided)", label, verdict), fontsize=TEXT_PT
-    )
+
+
+def partner_effect_forest(
+    effects: pd.DataFrame, label: str = "", verdict: str = "", side: str = "all"
+) -> plt.Figure:
+    """`social.partner_effect` output: a panel per scale (P(stag), Q gap, argmax), a row per condition (then
+    the difference in differences) at partner side `side` (`all`, `stag`, `hare`, `equidistant`): the
+    estimate with its 95% interval across seeds, sign-flip p, a line at 0 (no effect)."""
+    require_columns(effects, STUDY_EFFECT_COLUMNS, "partner_effect_forest")
+    rows = effects[effects["partner_side"].astype(str) == side]
+    if rows.empty:
+        return empty_figure(
+            "Partner effect", f"no focal probed with both partner kinds (partner side {side})"
+        )
+    scales = [scale for scale in SCALE_LABELS if scale in set(rows["scale"])]
+    conditions = ordered(rows.loc[rows["effect"] == "difference", "condition"], CONDITION_ORDER)
+    height = 1.4 + 0.55 * (len(conditions) + 1)
+    figure, axes_row = plt.subplots(1, len(scales), figsize=(5.2 * len(scales), height), layout="constrained",
+                                    squeeze=False)  # fmt: skip
+    for index, (axes, scale) in enumerate(zip(axes_row[0], scales, strict=True)):
+        part = rows[rows["scale"] == scale]
+        ordered_rows = pd.concat([part[(part["effect"] == "difference") & (part["condition"] == c)] for c in conditions]
+                                 + [part[part["effect"] != "difference"]])  # fmt: skip
+        names = [str(row["condition"]) if row["effect"] == "difference" else f"diff. in diff.\n({row['condition']})"
+                 for _, row in ordered_rows.iterrows()]  # fmt: skip
+        _forest(axes, ordered_rows.reset_index(drop=True), names if index == 0 else [""] * len(names),
+                MIN_EFFECT_SPAN if scale != "q_gap" else 4 * MIN_EFFECT_SPAN)  # fmt: skip
+        axes.set_xlabel(SCALE_LABELS[scale], fontsize=TEXT_PT)
+    where = "every partner position" if side == "all" else f"partner on the {side} side"
+    figure.suptitle(_title(f"Partner effect, focal hunters, {where}, left/right bias removed (paired by seed; "
+                           "two-sided sign-flip p)", label, verdict), fontsize=TEXT_PT)  # fmt: skip
+    return figure
+
+
+def acting_partner_forest(effects: pd.DataFrame, label: str = "", verdict: str = "") -> plt.Figure:
+    """`social.acting_partner_effect` output: a panel per measure (stood next to a stag, attacked a stag), a
+    row per condition: the focal's share of episodes beside a same-kind minus beside an other-kind trained,
+    acting partner, with its 95% interval across seeds."""
+    require_columns(effects, ["condition", "metric", "n_seeds", "estimate", "ci_low", "ci_high", "p_sign_flip"],
+                    "acting_partner_forest")  # fmt: skip
+    rows = effects[effects["metric"].isin(list(ACTING_LABELS))]
+    if rows.empty:
+        return empty_figure("Acting partners", "no acting-partner episodes")
+    conditions = ordered(rows["condition"], CONDITION_ORDER)
+    figure, axes_row = plt.subplots(1, len(ACTING_LABELS), figsize=(10.4, 1.4 + 0.55 * len(conditions)),
+                                    layout="constrained", squeeze=False)  # fmt: skip
+    for index, (axes, metric) in enumerate(zip(axes_row[0], ACTING_LABELS, strict=True)):
+        part = rows[rows["metric"] == metric].set_index("condition").reindex(conditions).reset_index()
+        _forest(axes, part, conditions if index == 0 else [""] * len(conditions), MIN_EFFECT_SPAN)
+        axes.set_xlabel(f"share of episodes the focal {ACTING_LABELS[metric]}:\nsame-kind - other-kind partner",
+                        fontsize=TEXT_PT)  # fmt: skip
+    figure.suptitle(_title("Behaviour beside trained partners that act (greedy, paired by seed)", label, verdict),
+                    fontsize=TEXT_PT)  # fmt: skip
     return figure

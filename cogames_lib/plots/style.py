@@ -44,8 +44,15 @@ POLICY_COLOURS: dict[str, str] = {
 # Probe tests: who stands next to the focal agent, and which population was trained.
 PARTNER_ORDER: tuple[str, ...] = ("no_partner", "AgentKindA", "AgentKindB")
 PARTNER_COLOURS: dict[str, str] = {"no_partner": "#7f7f7f", "AgentKindA": "#1b6ca8", "AgentKindB": "#d1342f"}
-CONDITION_ORDER: tuple[str, ...] = ("all_can_hunt", "not_all_can_hunt")
-CONDITION_COLOURS: dict[str, str] = {"all_can_hunt": "#2e9e44", "not_all_can_hunt": "#7b3fa0"}
+CONDITION_ORDER: tuple[str, ...] = (
+    "all_can_hunt",
+    "not_all_can_hunt",
+    "roles_swapped",
+    "two_of_each",
+    "kind_shuffled",
+)
+CONDITION_COLOURS: dict[str, str] = {"all_can_hunt": "#2e9e44", "not_all_can_hunt": "#7b3fa0", "roles_swapped": "#d17a00",
+                                     "two_of_each": "#1f6fb4", "kind_shuffled": "#7f7f7f"}  # fmt: skip
 AGENT_KIND_ORDER: tuple[str, ...] = ("AgentKindA", "AgentKindB")
 
 STATUS_PALETTE: dict[str, str] = {str(k): v for k, v in STATUS_COLOURS.items()}

@@ -2,7 +2,8 @@
 
 `run_report(profile, out_dir)` is what `cogames-lib report` calls; the notebooks themselves call the small
 helpers of `notebook_setup` (one-line parameter errors, parameter checks, the out folder), `notebook_files`
-(atomic table and summary writes), `display` (tables, headline and figures on the page) and `*_views`.
+(atomic table writes; the findings as `summary.json`), `display` (tables, findings and figures on the page)
+and `*_views`. The index renders the `Finding` records the notebooks wrote and computes nothing itself.
 Names are imported lazily so that a notebook importing the helpers does not pay for papermill/nbconvert.
 """
 

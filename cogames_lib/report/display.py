@@ -1,20 +1,20 @@
-"""What a notebook shows on its page: tables as a reader wants them, the headline, figures saved and shown.
+"""What a notebook shows on its page: tables as a reader wants them, its findings, figures saved and shown.
 
-Display only: numbers are computed elsewhere (`report/*_views.py`, the capabilities); a figure shown here
+Display only: numbers are computed elsewhere (the capabilities' `*_findings` and summaries); a figure shown here
 is also written to `out_dir` as the PNG the page embeds.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from cogames_lib import io
-from cogames_lib.report.notebook_files import plain_value
+from cogames_lib.finding import Finding
 
 
 class Note:
@@ -40,26 +40,19 @@ def page_table(frame: pd.DataFrame, empty: str = "no rows", digits: int = 3) -> 
     return frame.style.hide(axis="index").format(precision=digits, na_rep="—", thousands=None)
 
 
-def _shown(value: Any) -> str:
-    return "—" if value is None else str(value)
-
-
-def headline_table(headline: Mapping[str, Any]) -> Any:
-    """The headline numbers as a two-column table for the page ("what", "value"): names in words
-    ("pass rate (scripted)" for `pass_rate[scripted]`), so a reader never sees a Python dict."""
-
-    def words(key: str) -> str:
-        name, _, group = key.partition("[")
-        label = name.replace("_", " ")
-        return f"{label} ({group.rstrip(']').replace('/', ', ')})" if group else label
-
+def findings_table(findings: Sequence[Finding]) -> Any:
+    """A notebook's findings as the page shows them: the sentence, how its interval was computed (method,
+    unit) and the figure it reads from; the same records the index renders, so page and index agree."""
     table = pd.DataFrame(
         {
-            "what": [words(str(k)) for k in headline],
-            "value": [_shown(plain_value(v)) for v in headline.values()],
+            "finding": [finding.text for finding in findings],
+            "method": [
+                ", ".join(filter(None, (finding.method, finding.unit))) or "—" for finding in findings
+            ],
+            "figure": [finding.figure or "—" for finding in findings],
         }
     )
-    return page_table(table)
+    return page_table(table, empty="No findings.")
 
 
 def figure_png(figure: Any, dpi: int | None = None) -> bytes:

@@ -1,13 +1,20 @@
-"""The README's pictures of the committed reference study, regenerated from its tables.
+"""The README's pictures, regenerated from committed data, each with the version of the data it shows.
 
-`python -m cogames_lib.report.docs_figures [STUDY_DIR] [OUT_DIR]` (or `make docs-figures`) draws the
-study's learning curves, intention by partner kind and partner-effect forest into `docs/` as PNGs, from
-`data/staghunt_reference/` by default. Every number in them is computed from the committed tables.
+`python -m cogames_lib.report.docs_figures [STUDY_DIR] [OUT_DIR]` draws the reference study's learning
+curves, intention by partner kind and partner-effect forest into `docs/` from `data/staghunt_reference/`;
+`make docs-figures` also screenshots a fresh quick report's index (`docs/report_index.png`) and then runs
+`python -m cogames_lib.report.docs_figures --record-only` to record it. Every picture's entry in
+`docs/figures.json` holds the data version it was drawn from (a content hash of the committed files it
+shows, `data_version`); a test fails when the data changed after its picture was drawn.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from cogames_lib.paths import PROJECT_ROOT, STAGHUNT_REFERENCE_DIR
@@ -17,6 +24,40 @@ FIGURES = {
     "intention_by_partner": "staghunt_reference_intention.png",
     "partner_effect": "staghunt_reference_partner_effect.png",
 }
+MANIFEST_FILE = "figures.json"
+REPORT_INDEX = "report_index.png"
+# Every README picture and the committed data it shows (folders relative to the project root). The report
+# index also shows live sweeps, which the code computes from fixed seeds: its data is the committed inputs.
+README_FIGURES: dict[str, tuple[str, ...]] = {
+    **{name: ("data/staghunt_reference",) for name in FIGURES.values()},
+    REPORT_INDEX: ("data/staghunt_reference", "cogames_lib/data/mindcraft_sample"),
+}
+
+
+def data_version(sources: Iterable[str], root: Path = PROJECT_ROOT) -> str:
+    """A short content hash of every file under `sources` (names and bytes, in a fixed order): it changes
+    whenever the data a picture shows changes, whatever the clock or the checkout says."""
+    digest = hashlib.sha256()
+    for source in sorted(sources):
+        base = root / source
+        files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base]
+        for path in files:
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:16]
+
+
+def record(names: Iterable[str], out_dir: Path, root: Path = PROJECT_ROOT) -> Path:
+    """Write each picture's data and data version into `out_dir/figures.json` (others are kept)."""
+    from cogames_lib import io
+
+    path = out_dir / MANIFEST_FILE
+    manifest = io.read_json_object(path) or {}
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    for name in names:
+        sources = README_FIGURES[name]
+        manifest[name] = {"data": list(sources), "data_version": data_version(sources, root), "drawn": today}
+    return io.write_text(path, json.dumps(dict(sorted(manifest.items())), indent=2) + "\n")
 
 
 def write_docs_figures(
@@ -43,10 +84,16 @@ def write_docs_figures(
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["--record-only"]:  # after `make docs-figures` took the report's screenshot
+        print(record([REPORT_INDEX], PROJECT_ROOT / "docs"))
+        return 0
     study_dir = Path(args[0]) if args else STAGHUNT_REFERENCE_DIR
     out_dir = Path(args[1]) if len(args) > 1 else PROJECT_ROOT / "docs"
-    for path in write_docs_figures(study_dir, out_dir):
+    written = write_docs_figures(study_dir, out_dir)
+    for path in written:
         print(path)
+    if study_dir.resolve() == STAGHUNT_REFERENCE_DIR.resolve():  # drawn from the committed data: record it
+        print(record([path.name for path in written], out_dir))
     return 0
 
 

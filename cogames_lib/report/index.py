@@ -1,6 +1,9 @@
-"""The report's `index.html`: a summary of findings. Per capability: its headline findings in words with
-their figures inline (`findings.py`), a provenance box (`provenance.py`), links to the page, the headline
-numbers and parameters (collapsed); then versions and run time.
+"""The report's `index.html`: a summary of findings. At the top one line per capability (its headline); then
+per capability the headline sentence with its interval and one small figure, and one click away the other
+findings, the provenance box (`provenance.py`) and the parameters; then versions and run time.
+
+The index renders the `Finding` records each notebook wrote to `summary.json` and computes nothing: every
+number on it comes from one capability's `*_findings` function.
 
 Everything a notebook or a log produced is escaped before it reaches the page (agent logs contain
 arbitrary model output such as `<script>`). The page has inline CSS only and loads nothing, so it opens
@@ -13,12 +16,13 @@ import html
 import json
 import platform
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from cogames_lib import io
+from cogames_lib.finding import Finding
 from cogames_lib.report.provenance import PROVENANCE_CSS, Provenance, provenance_html, value_text
 from cogames_lib.report.status import NotebookStatus
 
@@ -54,9 +58,9 @@ class NotebookReport:
     html_file: str | None
     notebook_file: str | None
     out_dir: str
-    summary: dict[str, Any] | None = field(default=None)
-    # (sentence, figure as a data: URI or None), computed from the notebook's files by `findings.py`
-    findings: tuple[tuple[str, str | None], ...] = ()
+    # the records the notebook wrote to summary.json, the headline first; rendered, never recomputed
+    findings: tuple[Finding, ...] = ()
+    headline_figure: str | None = None  # the headline's figure as a data: URI
     provenance: Provenance | None = None
 
     @property
@@ -91,7 +95,16 @@ def _table(rows: Sequence[tuple[Any, Any]], css_class: str) -> str:
     return f'<table class="{css_class}">{body}</table>'
 
 
+def _finding_item(report: NotebookReport, finding: Finding) -> str:
+    how = ", ".join(filter(None, (finding.method, finding.unit)))
+    figure = f' · <a href="{_e(report.out_dir)}/{_e(finding.figure)}">figure</a>' if finding.figure else ""
+    method = f'<span class="method">{_e(how)}</span>' if how else ""
+    return f"<li>{_e(finding.text)} {method}{figure}</li>"
+
+
 def _section(report: NotebookReport) -> str:
+    """One capability: its headline sentence and small figure; every other finding, the provenance and the
+    parameters one click away."""
     label, colour = STATUS_LABELS.get(report.status, (report.status, "#111111"))
     links = []
     if report.html_file:
@@ -102,25 +115,24 @@ def _section(report: NotebookReport) -> str:
     parts = [
         f'<section class="notebook" id="{_e(report.notebook)}">',
         f'<h2>{_e(report.title)} <span class="badge" style="background:{colour}">{_e(label)}</span></h2>',
-        f'<p class="links">{" · ".join(links)} · ran in {report.duration_s:.1f} s</p>',
     ]
     if report.message:
         parts.append(f'<pre class="error">{_e(report.message)}</pre>')
-    for text, figure in report.findings:
-        parts.append(f'<div class="finding"><p>{_e(text)}</p>')
-        if figure:
-            parts.append(f'<img src="{_e(figure)}" alt="{_e(text[:120])}">')
-        parts.append("</div>")
+    if report.findings:
+        headline, *rest = report.findings
+        parts.append(f'<p class="headline">{_e(headline.text)}</p>')
+        if report.headline_figure:
+            parts.append(
+                f'<img class="headline" src="{_e(report.headline_figure)}" alt="{_e(headline.text[:120])}">'
+            )
+        if rest:
+            parts.append(
+                f"<details><summary>{len(rest)} more finding{'s' if len(rest) != 1 else ''}</summary>"
+                f'<ul class="findings">{"".join(_finding_item(report, f) for f in rest)}</ul></details>'
+            )
+    parts.append(f'<p class="links">{" · ".join(links)} · ran in {report.duration_s:.1f} s</p>')
     if report.provenance is not None:
-        parts.append(provenance_html(report.provenance))
-    if report.summary:
-        parts.append(
-            "<details><summary>All headline numbers</summary>"
-            + _table(list(report.summary.items()), "numbers")
-            + "</details>"
-        )
-    elif report.ok:
-        parts.append('<p class="error">The notebook finished but wrote no summary.json.</p>')
+        parts.append(f"<details><summary>Provenance</summary>{provenance_html(report.provenance)}</details>")
     parts.append(
         "<details><summary>Parameters</summary>"
         + _table(list(report.parameters.items()), "parameters")
@@ -131,19 +143,16 @@ def _section(report: NotebookReport) -> str:
 
 
 def _at_a_glance(reports: Sequence[NotebookReport]) -> str:
-    """Every finding of every part in one list at the top (figures, provenance and details below)."""
-    items = [
-        f'<li><a href="#{_e(report.notebook)}">{_e(report.title)}</a>: {_e(text)}</li>'
-        for report in reports
-        for text, _figure in report.findings
-    ]
-    items += [
-        f'<li><a href="#{_e(report.notebook)}">{_e(report.title)}</a>: '
-        f'<span class="error">{_e(STATUS_LABELS.get(report.status, (report.status, ""))[0])}</span></li>'
-        for report in reports
-        if not report.ok
-    ]
-    return f'<h2>Findings</h2><ul class="glance">{"".join(items)}</ul>' if items else ""
+    """One line per part at the top: its headline sentence, or how it failed."""
+    items = []
+    for report in reports:
+        link = f'<a href="#{_e(report.notebook)}">{_e(report.title)}</a>'
+        if not report.ok:
+            status = STATUS_LABELS.get(report.status, (report.status, ""))[0]
+            items.append(f'<li>{link}: <span class="error">{_e(status)}</span></li>')
+        elif report.findings:
+            items.append(f"<li>{link}: {_e(report.findings[0].text)}</li>")
+    return f'<ul class="glance">{"".join(items)}</ul>' if items else ""
 
 
 CSS = (
@@ -158,9 +167,10 @@ table { border-collapse: collapse; margin: 0.4em 0; } th, td { border-bottom: 1p
 th { font-weight: 600; } td { font-family: ui-monospace, Menlo, Consolas, monospace; }
 pre.error, p.error { color: #a01010; white-space: pre-wrap; }
 ul.glance li { margin: 0.35em 0; line-height: 1.4; } .error { color: #a01010; }
-.finding p { font-size: 1.05em; line-height: 1.45; margin: 0.6em 0 0.3em; }
-.finding img { display: block; max-width: 100%; margin: 0.2em 0 1em; }
-details { margin: 0.4em 0; }
+p.headline { font-size: 1.05em; line-height: 1.45; margin: 0.6em 0 0.3em; }
+img.headline { display: block; max-width: 100%; margin: 0.2em 0 0.6em; }
+ul.findings li { margin: 0.3em 0; line-height: 1.4; } .method { color: #666; font-size: 0.85em; }
+details { margin: 0.4em 0; } summary { cursor: pointer; color: #1b6ca8; }
 """
     + PROVENANCE_CSS
 )

@@ -1,4 +1,5 @@
-"""The Mindcraft page's derived tables: its task-file parameter, the folders with errors and the headline.
+"""The Mindcraft page's derived tables: its task-file parameter and the folders with errors (the numbers are
+`mindcraft.mindcraft_findings`).
 
 Pure functions (tidy in, tidy out), so the notebook stays one call per cell and the selection rules are
 tested here rather than buried in a notebook.
@@ -12,7 +13,6 @@ from typing import Any
 
 import pandas as pd
 
-from cogames_lib.report.headline_rates import rate_headline
 from cogames_lib.tables import MINDCRAFT_AGENTS
 
 ERROR_COLUMNS = MINDCRAFT_AGENTS.pick(
@@ -55,21 +55,3 @@ def error_folders(agents: pd.DataFrame, skipped: Iterable[Mapping[str, Any]] = (
         columns=list(ERROR_COLUMNS),
     )
     return pd.concat([table, extra], ignore_index=True) if len(extra) else table
-
-
-def mindcraft_headline(
-    runs: pd.DataFrame, tables: Mapping[str, pd.DataFrame], error_count: int
-) -> dict[str, Any]:
-    """Headline numbers of a Mindcraft analysis: folders, statuses, overall success (Wilson CI)."""
-    status = runs["overall_completion_status"].astype(str).value_counts()
-    headline: dict[str, Any] = {
-        "task_folders": len(runs),
-        "agent_logs": int(runs["total_agent_logs_found"].sum()),
-        "no_score_policy": runs.attrs.get("no_score_policy", ""),
-        "folders_with_errors_or_skipped": int(error_count),
-    }
-    headline.update({f"status[{name}]": int(count) for name, count in status.items() if count})
-    overall = tables["overall"]
-    key = "model_name" if "model_name" in overall.columns else None
-    headline.update(rate_headline("success_rate", overall, key))
-    return headline

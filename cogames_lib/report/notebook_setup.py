@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +62,16 @@ def prepare_out_dir(out_dir: str | os.PathLike[str]) -> Path:
     """Create `out_dir` (parents too) for a notebook's files (`cogames_lib.outdir.prepare_out_dir`): a re-run
     of the notebook continues its own folder; a folder of another job or of files no run wrote is refused."""
     return outdir.prepare_out_dir(out_dir, job="notebook", params={}, resume=True, name="out_dir")
+
+
+def comparison_pair(compare: Any, policies: Sequence[str]) -> tuple[str, str] | None:
+    """The two policies a page compares over the whole suite: `compare` (two names of `policies`), or by
+    default the first two policies (None when there are fewer than two)."""
+    if compare is None:
+        return (str(policies[0]), str(policies[1])) if len(policies) >= 2 else None
+    if not isinstance(compare, (list, tuple)) or len(compare) != 2 or compare[0] == compare[1]:
+        raise ParameterError(f"compare: must be two different policy names or None, got {compare!r}")
+    unknown = [name for name in compare if name not in policies]
+    if unknown:
+        raise ParameterError(f"compare: {unknown} not among the policies {list(policies)}")
+    return (str(compare[0]), str(compare[1]))

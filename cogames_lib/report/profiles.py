@@ -4,8 +4,8 @@
 (a subset of diagnostics and seeds, a short probe training run, the synthetic Mindcraft sample tree).
 `full` uses the documents' settings (10 seeds, 1/2/4 agents, probes every 100 epochs over thousands).
 Both probe pages show the committed reference study (`data/staghunt_reference/`) next to their own run.
-Paths are `ProjectPath`s, relative to the project root, resolved when the report runs; `out_dir` is
-filled in per notebook by the runner.
+Paths are `ProjectPath`s, relative to the package's shipped files (`paths.shipped()`), resolved when the
+report runs; `out_dir` is filled in per notebook by the runner.
 """
 
 from __future__ import annotations
@@ -15,18 +15,18 @@ from pathlib import Path
 from typing import Any
 
 from cogames_lib.errors import UnknownNameError, close_matches_message
-from cogames_lib.paths import PROJECT_ROOT
+from cogames_lib.paths import shipped
 from cogames_lib.policies import ablation_specs
 
 
 @dataclass(frozen=True)
 class ProjectPath:
-    """A path relative to the project root (kept relative in the table, absolute at run time)."""
+    """A path relative to the package's shipped files (kept relative in the table, absolute at run time)."""
 
     relative: str
 
-    def resolve(self, root: Path = PROJECT_ROOT) -> str:
-        return str((root / self.relative).resolve())
+    def resolve(self, root: Path | None = None) -> str:
+        return str(((shipped() if root is None else root) / self.relative).resolve())
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,7 @@ def _sweep_run(**parameters: Any) -> NotebookRun:
         scheduler=None,
         record_traces=True,
         redundancy_threshold=0.95,
+        compare=["scripted", "random"],  # the suite-level comparison the index leads with
     )
     return NotebookRun("diagnostics_sweep", "Cogs vs Clips diagnostics", {**defaults, **parameters})
 
@@ -118,7 +119,7 @@ def get_profile(name: str) -> Profile:
     return PROFILES[name]
 
 
-def resolve_parameters(parameters: dict[str, Any], root: Path = PROJECT_ROOT) -> dict[str, Any]:
+def resolve_parameters(parameters: dict[str, Any], root: Path | None = None) -> dict[str, Any]:
     """Replace every `ProjectPath` (alone or in a list) by an absolute path string."""
 
     def resolve(value: Any) -> Any:

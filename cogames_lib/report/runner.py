@@ -19,13 +19,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from cogames_lib import io, outdir
-from cogames_lib.errors import ParameterError
+from cogames_lib.errors import CogamesLibError, ParameterError
+from cogames_lib.finding import Finding
 from cogames_lib.parallel import fan_out
-from cogames_lib.paths import NOTEBOOKS_DIR, PROJECT_ROOT
+from cogames_lib.paths import NOTEBOOKS_DIR
 from cogames_lib.report.execute import OK, execute_notebook
 from cogames_lib.report.export import export_html
 from cogames_lib.report.index import NotebookReport, collect_versions, render_index, write_index
-from cogames_lib.report.notebook_files import SUMMARY_FILE, read_summary
+from cogames_lib.report.notebook_files import SUMMARY_FILE, read_findings
 from cogames_lib.report.profiles import NotebookRun, Profile, get_profile, resolve_parameters
 from cogames_lib.report.provenance import provenance_for
 from cogames_lib.report.status import NotebookStatus
@@ -66,13 +67,24 @@ def _figure_uri(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode("ascii")
 
 
-def _findings(notebook: str, folder: Path) -> tuple[tuple[str, str | None], ...]:
-    from cogames_lib.report.findings import findings_for
+class MissingFindings(Exception):
+    """A notebook that finished but left no findings, or findings naming a figure it did not write."""
 
-    return tuple(
-        (finding.text, _figure_uri(folder / finding.figure) if finding.figure else None)
-        for finding in findings_for(notebook, folder)
-    )
+
+def _findings(folder: Path) -> tuple[tuple[Finding, ...], str | None]:
+    """The notebook's findings (`summary.json`) and its headline figure as a data URI. A notebook that wrote
+    no findings, or names a figure it did not save, fails its part: the index never hides a missing number
+    or shows a broken image."""
+    findings = read_findings(folder)
+    if not findings:
+        raise MissingFindings(f"the notebook wrote no findings ({SUMMARY_FILE} is missing or empty)")
+    missing = [
+        f"{f.key!r} names {f.figure}" for f in findings if f.figure and not (folder / f.figure).is_file()
+    ]
+    if missing:
+        raise MissingFindings(f"figure not written by the notebook: {'; '.join(missing)}")
+    headline = findings[0].figure
+    return tuple(findings), _figure_uri(folder / headline) if headline else None
 
 
 def _run_one(job: _Job) -> NotebookReport:
@@ -91,12 +103,13 @@ def _run_one(job: _Job) -> NotebookReport:
     status, message = executed.status, executed.message
     _record_parameters(notebook_out, parameters)
     provenance = provenance_for(run.notebook, parameters, notebook_out, job.command, job.code, _now())
-    findings: tuple[tuple[str, str | None], ...] = ()
+    findings: tuple[Finding, ...] = ()
+    headline_figure: str | None = None
     if status == OK:
         try:
-            findings = _findings(run.notebook, notebook_out)
-        except Exception as error:  # a bug in a finding: the part failed, and the index says which
-            status, message = NotebookStatus.FAILED, f"findings: {type(error).__name__}: {error}"
+            findings, headline_figure = _findings(notebook_out)
+        except (MissingFindings, CogamesLibError) as error:  # the part failed, loudly, and the index says why
+            status, message = NotebookStatus.FAILED, f"findings: {error}"
     html_file: str | None = None
     if executed.notebook_path.exists():
         try:
@@ -115,8 +128,8 @@ def _run_one(job: _Job) -> NotebookReport:
         html_file=html_file,
         notebook_file=f"{run.notebook}.ipynb" if executed.notebook_path.exists() else None,
         out_dir=run.notebook,
-        summary=read_summary(notebook_out) if status == OK else None,
         findings=findings,
+        headline_figure=headline_figure,
         provenance=provenance,
     )
 
@@ -190,7 +203,7 @@ def run_report(
     )
     if command is None:
         command = f"run_report({chosen.name!r}, {str(out_dir)!r}, resume={resume}, overwrite={overwrite})"
-    code = outdir.code_version(PROJECT_ROOT)
+    code = outdir.code_version()
     (out / INDEX_FILE).unlink(missing_ok=True)  # until this run's index exists, there is no report
     timeout = cell_timeout_s if cell_timeout_s is not None else chosen.cell_timeout_s
     started = time.perf_counter()

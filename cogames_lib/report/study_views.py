@@ -7,12 +7,15 @@ command printed beside it, or "live smoke run: ...") and, when the curves cannot
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from cogames_lib.paths import STAGHUNT_REFERENCE_DIR
+from cogames_lib.finding import Finding
+from cogames_lib.paths import CLONE_ROOT, STAGHUNT_REFERENCE_DIR, needs_clone
 
 
 def load_reference_study(path: str | Path | None = None) -> tuple[Any, str]:
@@ -21,6 +24,9 @@ def load_reference_study(path: str | Path | None = None) -> tuple[Any, str]:
     from cogames_lib.staghunt.study_tables import STUDY_FILE, load_probe_study
 
     folder = Path(path) if path is not None else STAGHUNT_REFERENCE_DIR
+    if path is None and CLONE_ROOT is None:
+        where = needs_clone("data/staghunt_reference/")
+        return None, f"The reference study is not here: {where}. This page shows only the live smoke run."
     if not (folder / STUDY_FILE).is_file():
         return None, (
             f"The reference study is missing: no {STUDY_FILE} in {folder}. It is written by `cogames-lib probe "
@@ -90,23 +96,15 @@ def study_figures(
     return figures
 
 
-def study_page_headline(
-    prefix: str,
-    training: pd.DataFrame,
-    intention: pd.DataFrame,
-    random_policy_stag_rate: Any,
-    label: str,
-    random_policy_return: Any = None,
-) -> dict[str, Any]:
-    """`study_headline` with every name prefixed (`reference` / `smoke run`) and the source label first."""
-    from cogames_lib.staghunt.study_summary import study_headline
-
-    headline: dict[str, Any] = {f"{prefix} source": label}
-    if training.empty or "epsilon" not in training.columns:
-        return headline
-    numbers = study_headline(
-        as_study_table(training), as_study_table(intention), random_policy_stag_rate,
-        random_policy_return=random_policy_return,
-    )  # fmt: skip
-    headline.update({f"{prefix} {name}": value for name, value in numbers.items()})
-    return headline
+def labelled_findings(findings: Sequence[Finding], prefix: str, label: str) -> list[Finding]:
+    """A study's findings as one of the probe page's two sources shows them: key and figure prefixed
+    (`reference` / `smoke`, as the page saves its figures), the text led by the source's label."""
+    return [
+        replace(
+            finding,
+            key=f"{prefix} {finding.key}",
+            text=f"{label[:1].upper()}{label[1:]}. {finding.text}",
+            figure=f"{prefix}_{finding.figure}" if finding.figure else None,
+        )
+        for finding in findings
+    ]

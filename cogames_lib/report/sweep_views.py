@@ -1,5 +1,5 @@
-"""The diagnostics-sweep page's derived tables: failed episodes worth drawing (with their traces) and the
-sweep's headline numbers.
+"""The diagnostics-sweep page's derived tables: failed episodes worth drawing, with their traces (the sweep's
+numbers are `sweep.sweep_findings`).
 
 Pure functions (tidy in, tidy out), so the notebook stays one call per cell and the selection rules are
 tested here rather than buried in a notebook.
@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
-from cogames_lib.report.headline_rates import rate_headline
 from cogames_lib.tables import EPISODE_DISPLAY_KEY
 
 
@@ -58,28 +56,3 @@ def failed_episode_traces(
             )
         )
     return pictures
-
-
-def diagnostics_headline(episodes: pd.DataFrame, sweep_seconds: float) -> dict[str, Any]:
-    """Headline numbers of a sweep: size, pass rate per policy (Wilson CI), timeouts, errors, wall time."""
-    from cogames_lib.stats import rate_table
-
-    status = episodes["status"].astype(str)
-    headline: dict[str, Any] = {
-        "episodes": len(episodes),
-        "policies": episodes["policy"].astype(str).nunique(),
-        "diagnostics": episodes["diagnostic"].astype(str).nunique(),
-        "skipped_cells": int(episodes.attrs.get("skipped_count", 0)),
-        "timed_out": int((status == "TIMED_OUT").sum()),
-        "run_errors": int((status == "RUN_ERROR").sum()),
-        "sweep_seconds": round(float(sweep_seconds), 2),
-    }
-    headline.update(rate_headline("pass_rate", rate_table(episodes, "policy", "success"), "policy"))
-    if "tier" in episodes.columns and episodes["tier"].astype(str).nunique() > 1:
-        by_tier = episodes.assign(
-            policy_tier=episodes["policy"].astype(str) + "/" + episodes["tier"].astype(str)
-        )
-        headline.update(
-            rate_headline("pass_rate", rate_table(by_tier, "policy_tier", "success"), "policy_tier")
-        )
-    return headline

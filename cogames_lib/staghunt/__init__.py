@@ -1,16 +1,19 @@
 """Stag-hunt probe tests: a two-kind stag-hunt gridworld, DQN learners, frozen-copy probes, analysis.
 
 Public surface (everything a notebook needs):
-- world: `StagHuntEnv` (PettingZoo ParallelEnv), `StagHuntConfig`, `world_config` / `WORLD_PRESETS` (`default`,
-  `sorrel_e3`), `BatchStagHunt` (many worlds in lockstep), `random_policy_score`, `load_stag_hunt_map`,
-  `load_orientation_reference`;
+- world: `StagHuntAECEnv` (PettingZoo AEC game) and `StagHuntEnv` (the parallel env derived from it),
+  `StagHuntConfig`, `world_config` / `WORLD_PRESETS` (`default`, `sorrel_e3`), `StagHuntEngine` (the one
+  engine: worlds in lockstep; `BatchStagHunt` is its earlier name), `random_policy_score`,
+  `load_stag_hunt_map`, `load_orientation_reference`;
 - learning: `TrainConfig`, `DQNConfig`, `STUDY_LEARNER`, `preset`, `train`, `train_many`, `run_study`,
   `load_checkpoint`;
 - probes: `run_intention_probe`, `run_multistep_probe`, `load_probe_suite`, `ProbeSettings`;
 - reading results: `load_probe_tables` (our run folders or sorrel's), `load_sorrel_probe_csvs`;
 - analysis: `intention_summary`, `behaviour_summary`, `alignment_pairs`, `alignment_table`;
-- studies (docs/staghunt_analysis.md): `load_probe_study`, `ProbeStudy`, `partner_curves`, `learning_curves`,
-  `final_learning`, `partner_effect`, `kind_sensitivity`, `study_headline`, `learning_verdict`;
+- studies (docs/staghunt_analysis.md): `run_study` / `finish_study` (pre-registered, counterbalanced probes,
+  controls, acting partners), `load_probe_study`, `ProbeStudy`, and the one analysis path: `staghunt_findings`
+  over `partner_effect`, `side_bias`, `preference_levels`, `acting_partner_effect`, `partner_curves`,
+  `learning_curves`, `final_learning`; `study_headline`, `learning_verdict`;
   checkpoints: `CHECKPOINT_MODES`;
 - `validate_probe_parameters` for a notebook's first cell; table columns `INTENTION_COLUMNS`,
   `MULTISTEP_COLUMNS`, `TRAINING_COLUMNS`; constants `CONDITIONS`, `PARTNER_KINDS`, `AGENT_KINDS`.
@@ -36,12 +39,20 @@ def _conditions() -> tuple[str, ...]:
 
 
 _EXPORTS: dict[str, lazy.Source] = {
-    "BatchStagHunt": "cogames_lib.staghunt.batch_engine",
+    "BatchStagHunt": "cogames_lib.staghunt.engine",
+    "StagHuntEngine": "cogames_lib.staghunt.engine",
+    "StagHuntAECEnv": "cogames_lib.staghunt.env",
     "RandomPolicyScore": "cogames_lib.staghunt.baselines",
     "STUDY_LEARNER": "cogames_lib.staghunt.train",
     "WORLD_PRESETS": "cogames_lib.staghunt.world_config",
     "random_policy_score": "cogames_lib.staghunt.baselines",
     "run_study": "cogames_lib.staghunt.study",
+    "finish_study": "cogames_lib.staghunt.study",
+    "acting_partner_rows": "cogames_lib.staghunt.acting_partners",
+    "staghunt_findings": "cogames_lib.staghunt.study_findings",
+    "side_bias": "cogames_lib.staghunt.social",
+    "preference_levels": "cogames_lib.staghunt.social",
+    "acting_partner_effect": "cogames_lib.staghunt.social",
     "world_config": "cogames_lib.staghunt.world_config",
     "AGENT_KINDS": "cogames_lib.staghunt.rules",
     "Action": "cogames_lib.staghunt.rules",
@@ -83,7 +94,6 @@ _EXPORTS: dict[str, lazy.Source] = {
     "ProbeStudy": "cogames_lib.staghunt.study_tables",
     "load_probe_study": "cogames_lib.staghunt.study_tables",
     "final_learning": "cogames_lib.staghunt.social",
-    "kind_sensitivity": "cogames_lib.staghunt.social",
     "learning_curves": "cogames_lib.staghunt.social",
     "partner_curves": "cogames_lib.staghunt.social",
     "partner_effect": "cogames_lib.staghunt.social",

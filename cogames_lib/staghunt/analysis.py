@@ -1,8 +1,11 @@
-"""Pure summaries of probe tables (tidy in, tidy out; nothing here draws).
+"""Pure summaries of probe tables for `probe analyze FOLDER` and the notebook (tidy in, tidy out; nothing here
+draws).
 
-Intervals: a Student-t 95% interval of the mean across the rows of a group (agents x maps x versions x
-seeds for intention; agents x seeds for behaviour). With one row the interval is NaN; with identical
-values it collapses to the mean. Group keys include `condition` whenever the table has that column.
+Intervals come from the one analysis path's rule (`social`): runs are the independent unit. Rows of one run
+(`run_id`, else `seed`; a table with neither is one run) are averaged within the run first, then a 95%
+percentile bootstrap over runs gives the interval (`stats.bootstrap_interval`). `n` counts runs: with one run
+the interval is NaN (an interval over one seed's rows would claim a certainty nobody measured). Group keys
+include `condition` whenever the table has that column.
 """
 
 from __future__ import annotations
@@ -11,30 +14,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as scipy_stats
 
 from cogames_lib.errors import DataFileError
 from cogames_lib.staghunt.probes import INTENTION_COLUMNS, MULTISTEP_COLUMNS
 from cogames_lib.staghunt.rules import PARTNER_KINDS
-
-CONFIDENCE = 0.95
-
-
-def t_interval(
-    values: Sequence[float] | np.ndarray, confidence: float = CONFIDENCE
-) -> tuple[float, float, float]:
-    """(mean, low, high): Student-t interval of the mean; NaN bounds when fewer than two values."""
-    array = np.asarray(values, dtype=float)
-    array = array[~np.isnan(array)]
-    if array.size == 0:
-        return (float("nan"),) * 3
-    mean = float(array.mean())
-    if array.size < 2:
-        return (mean, float("nan"), float("nan"))
-    half = float(
-        scipy_stats.t.ppf(0.5 + confidence / 2, array.size - 1) * array.std(ddof=1) / np.sqrt(array.size)
-    )
-    return (mean, mean - half, mean + half)
+from cogames_lib.stats import bootstrap_interval
 
 
 def _require(frame: pd.DataFrame, columns: Sequence[str], table: str) -> None:
@@ -55,19 +39,30 @@ def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def _run_column(frame: pd.DataFrame) -> pd.Series:
+    for column in ("run_id", "seed"):
+        if column in frame.columns:
+            return frame[column].astype(str)
+    return pd.Series("one run", index=frame.index)
+
+
 def _summarise(frame: pd.DataFrame, keys: list[str], columns: Sequence[str]) -> pd.DataFrame:
+    frame = frame.assign(_run=_run_column(frame))
+    per_run = frame.groupby([*keys, "_run"], observed=True, sort=True)[list(columns)].mean().reset_index()
     rows = []
-    for group, part in frame.groupby(keys, observed=True, sort=True):
+    for group, part in per_run.groupby(keys, observed=True, sort=True):
         row = dict(zip(keys, group if isinstance(group, tuple) else (group,), strict=True))
         row["n"] = len(part)
         for column in columns:
-            row[f"{column}_mean"], row[f"{column}_low"], row[f"{column}_high"] = t_interval(part[column])
+            row[f"{column}_mean"], row[f"{column}_low"], row[f"{column}_high"] = bootstrap_interval(
+                part[column]
+            )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def intention_summary(intention: pd.DataFrame) -> pd.DataFrame:
-    """Per ([condition,] epoch, partner_kind): `n`, `weight_facing_stag_{mean,low,high}`,
+    """Per ([condition,] epoch, partner_kind): `n` (runs), `weight_facing_stag_{mean,low,high}`,
     `weight_facing_hare_{mean,low,high}` and `stag_hare_ratio` (mean stag weight / mean hare weight;
     above 1 means the stag-facing step is preferred)."""
     _require(intention, INTENTION_COLUMNS, "intention")
@@ -78,8 +73,8 @@ def intention_summary(intention: pd.DataFrame) -> pd.DataFrame:
 
 
 def behaviour_summary(multistep: pd.DataFrame) -> pd.DataFrame:
-    """Per ([condition,] epoch, partner_kind, agent_kind): `n`, `result_{mean,low,high}` (1 stag, 0 hare,
-    0.5 no attack) and the rates `stag_rate`, `hare_rate`, `no_attack_rate`."""
+    """Per ([condition,] epoch, partner_kind, agent_kind): `n` (runs), `result_{mean,low,high}` (1 stag, 0
+    hare, 0.5 no attack) and the rates `stag_rate`, `hare_rate`, `no_attack_rate` (over every row)."""
     _require(multistep, MULTISTEP_COLUMNS, "multi-step")
     frame = _ordered(multistep.copy())
     if "agent_kind" not in frame:

@@ -7,20 +7,24 @@ from dataclasses import dataclass
 import numpy as np
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.staghunt.batch_engine import BatchStagHunt
+from cogames_lib.staghunt.engine import StagHuntEngine
 from cogames_lib.staghunt.rules import HARE, NUM_ACTIONS, PRESET_POPULATIONS, STAG, AgentSpec
 from cogames_lib.staghunt.world_config import StagHuntConfig
 
 
 @dataclass(frozen=True)
 class RandomPolicyScore:
-    """Per-episode means of uniformly random play (and the standard error of the stag rate)."""
+    """Per-episode means of uniformly random play with the standard errors of the stag rate and the return
+    (ratios to random play carry them: `study_findings`); `seed` and `worlds` say how it was played."""
 
     episodes: int
     stags_per_episode: float
     stags_standard_error: float
     hares_per_episode: float
     mean_return: float
+    return_standard_error: float = float("nan")
+    seed: int = 0
+    worlds: int = 100
 
 
 def random_policy_score(
@@ -40,7 +44,7 @@ def random_policy_score(
         population = PRESET_POPULATIONS[population]
     worlds = min(worlds, episodes)
     world_seed, action_seed = np.random.SeedSequence(seed).spawn(2)
-    engine = BatchStagHunt(population, config, worlds, world_seed)
+    engine = StagHuntEngine(population, config, worlds, world_seed)
     actions_rng = np.random.default_rng(action_seed)
     engine.reset_worlds(np.arange(worlds))
     returns = np.zeros((worlds, engine.num_agents))
@@ -61,13 +65,18 @@ def random_policy_score(
             mean_returns.append(returns[world].mean())
         returns[ended], kills[ended] = 0.0, 0.0
         engine.reset_worlds(ended)
-    stag_rate = np.asarray(stags[:episodes])
+    stag_rate, episode_return = np.asarray(stags[:episodes]), np.asarray(mean_returns[:episodes])
     return RandomPolicyScore(
         episodes=episodes,
         stags_per_episode=float(stag_rate.mean()),
-        stags_standard_error=float(stag_rate.std(ddof=1) / np.sqrt(episodes))
-        if episodes > 1
-        else float("nan"),
+        stags_standard_error=_standard_error(stag_rate),
         hares_per_episode=float(np.mean(hares[:episodes])),
-        mean_return=float(np.mean(mean_returns[:episodes])),
+        mean_return=float(episode_return.mean()),
+        return_standard_error=_standard_error(episode_return),
+        seed=seed,
+        worlds=worlds,
     )
+
+
+def _standard_error(values: np.ndarray) -> float:
+    return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")

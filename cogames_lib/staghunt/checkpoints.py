@@ -102,4 +102,7 @@ def load_population_state(population: DQNPopulation, state: dict[str, Any], path
         raise DataFileError(
             f"{path}: does not match the given TrainConfig ({str(error).splitlines()[0]})"
         ) from None
-    population.turns_seen, population.updates_done = int(state["turns_seen"]), int(state["updates_done"])
+    population.transitions_seen, population.updates_done = (
+        int(state["turns_seen"]),
+        int(state["updates_done"]),
+    )

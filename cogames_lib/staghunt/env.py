@@ -1,190 +1,187 @@
-"""PettingZoo `ParallelEnv` adapter over the stag-hunt engine, plus the seeded episode set-up.
+"""PettingZoo adapters over the one engine (a batch of one world): the AEC game and the parallel env derived
+from it with PettingZoo's own conversion.
 
-The adapter only builds per-agent dicts; every rule lives in `engine.py` and `rules.py`. Training uses
-`EpisodeRunner` (arrays, no dicts) for speed; both share `start_episode`, so they play the same game.
+The stag hunt is turn-based: each turn the agents act one after the other in a freshly drawn random order.
+`StagHuntAECEnv` plays exactly that: `agent_selection` follows the turn's order (`agents` is listed in
+that order), and `observe(agent)` is what the world's `observation_timing` says the agent sees: with
+`before_act` (sorrel_e3) the world just before it acts, with `turn_start` the world as the turn started.
+Rewards are the turn's payouts, set when the turn's last agent has acted. Episodes end by truncation.
+
+`StagHuntEnv` is PettingZoo's `aec_to_parallel` of that game: every live agent submits an action, then the
+agents act in the turn's order. Its observations are every agent's view between turns; in a `before_act`
+world an agent therefore chooses from the turn's start, not from the view just before its act (what
+training and the AEC env give it). Play `before_act` worlds through the AEC env to keep that rule.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import ParallelEnv
+from pettingzoo import AECEnv
+from pettingzoo.utils.conversions import aec_to_parallel_wrapper
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.staghunt.engine import StagHuntEngine, TurnResult, observation_size
-from cogames_lib.staghunt.maps import StagHuntMap, load_stag_hunt_map, random_map, resolve_random_resources
+from cogames_lib.staghunt.engine import StagHuntEngine
 from cogames_lib.staghunt.rules import (
     HARE,
-    NO_RESOURCE,
     NUM_ACTIONS,
-    NUM_ORIENTATIONS,
+    POSITION_FEATURES,
     PRESET_POPULATIONS,
+    RESOURCES,
     STAG,
-    WEST,
     AgentSpec,
 )
 from cogames_lib.staghunt.world_config import StagHuntConfig
 
 
-def start_episode(
-    engine: StagHuntEngine,
-    config: StagHuntConfig,
-    rng: np.random.Generator,
-    fixed_map: StagHuntMap | None = None,
-) -> int:
-    """Draw a map (or resolve the fixed one), spawns, orientations and the episode's length from `rng`,
-    reset `engine`, and return the episode's number of turns."""
-    grid = (
-        fixed_map
-        if fixed_map is not None
-        else random_map(rng, config.size, config.resource_density, config.stag_probability)
-    )
-    resources = resolve_random_resources(grid, rng, config.stag_probability)
-    n = engine.num_agents
-    if len(grid.spawns) >= n:
-        chosen = rng.choice(len(grid.spawns), size=n, replace=False)
-        positions = [grid.spawns[i] for i in chosen]
-    else:
-        free = np.argwhere(~grid.walls & (resources == NO_RESOURCE))
-        if len(free) < n:
-            raise ParameterError(f"{grid.name}: only {len(free)} free cells for {n} agents")
-        chosen = rng.choice(len(free), size=n, replace=False)
-        positions = [tuple(int(v) for v in free[i]) for i in chosen]
-    if config.start_orientation == "west":
-        orientations = np.full(n, WEST)
-    else:
-        orientations = rng.integers(0, NUM_ORIENTATIONS, size=n)
-    engine.reset(grid, resources, positions, [int(o) for o in orientations])
-    if config.episode_length == "uniform":
-        return int(rng.integers(1, config.max_turns + 1))
-    return config.max_turns
+def _population(population: Sequence[AgentSpec] | str) -> tuple[AgentSpec, ...]:
+    if isinstance(population, str):
+        if population not in PRESET_POPULATIONS:
+            raise ParameterError(
+                f"unknown population preset {population!r}; known: {list(PRESET_POPULATIONS)}"
+            )
+        return PRESET_POPULATIONS[population]
+    return tuple(population)
 
 
-class EpisodeRunner:
-    """Array interface used by training: `reset(rng) -> obs`, `step(actions) -> (obs, result, done)`."""
-
-    def __init__(self, population: Sequence[AgentSpec], config: StagHuntConfig) -> None:
-        self.config = config
-        self.engine = StagHuntEngine.from_config(population, config)
-        self.fixed_map = load_stag_hunt_map(config.map_path) if config.map_path else None
-        self.rng = np.random.default_rng(0)
-        self.episode_turns = config.max_turns
-
-    def reset(self, rng: np.random.Generator) -> np.ndarray:
-        self.rng = rng
-        self.episode_turns = start_episode(self.engine, self.config, rng, self.fixed_map)
-        return self.engine.observe_all()
-
-    def step(self, actions: Sequence[int | None]) -> tuple[np.ndarray, TurnResult, bool]:
-        """One turn with actions chosen beforehand (with `before_act` observations, each agent's row of the
-        returned array is only what it would see if nothing moved before it; use the engine's
-        `step_with_policy` to act on true before-act observations)."""
-        order = self.rng.permutation(self.engine.num_agents).tolist()
-        result = self.engine.step(actions, order)
-        done = self.engine.turn >= self.episode_turns
-        if done:  # payouts still pending at the episode's end are paid into its last turn
-            result.rewards += self.engine.pay_pending()
-        return self.engine.observe_all(), result, done
-
-
-class StagHuntEnv(ParallelEnv):
-    """PettingZoo parallel stag hunt. Agents are `agent_0..agent_{n-1}`; observations are flat float32
-    vectors (see `rules.OBSERVATION_CHANNELS` and `rules.VECTOR_FEATURES`); episodes end by truncation
-    after `max_turns`. `infos[agent]` holds `kind`, `can_hunt` and the last `attack_target`."""
+class StagHuntAECEnv(AECEnv):
+    """PettingZoo AEC stag hunt. Agents are `agent_0..agent_{n-1}`; observations are flat float32 vectors
+    (`rules.OBSERVATION_CHANNELS`, `rules.VECTOR_FEATURES`, then the position code if the world has it);
+    `infos[agent]` holds `kind`, `can_hunt` and this turn's `attack_target` (stag, hare or None)."""
 
     metadata: ClassVar[dict] = {
-        "name": "cogames_staghunt_v0",
+        "name": "cogames_staghunt_v1",
         "render_modes": ["ansi"],
         "is_parallelizable": True,
     }
 
-    def __init__(
-        self,
-        config: StagHuntConfig | None = None,
-        population: Sequence[AgentSpec] | str = "all_can_hunt",
-        render_mode: str | None = None,
-    ) -> None:
-        if isinstance(population, str):
-            if population not in PRESET_POPULATIONS:
-                raise ParameterError(
-                    f"unknown population preset {population!r}; known: {list(PRESET_POPULATIONS)}"
-                )
-            population = PRESET_POPULATIONS[population]
+    def __init__(self, config: StagHuntConfig | None = None, population: Sequence[AgentSpec] | str = "all_can_hunt",
+                 render_mode: str | None = None) -> None:  # fmt: skip
+        super().__init__()
         self.config = config or StagHuntConfig()
-        self.population = tuple(population)
+        self.population = _population(population)
         self.render_mode = render_mode
         self.possible_agents = [f"agent_{i}" for i in range(len(self.population))]
         self.agents: list[str] = []
-        self._runner = EpisodeRunner(self.population, self.config)
-        self._rng = np.random.default_rng()
-        self._observation_size = observation_size(self.config.view_radius)
+        self._index = {name: index for index, name in enumerate(self.possible_agents)}
+        self.engine = StagHuntEngine(self.population, self.config, 1, np.random.SeedSequence())
+        low = np.zeros(self.engine.size, dtype=np.float32)
+        if self.config.position_embedding:
+            low[-len(POSITION_FEATURES) :] = -1.0  # sin and cos
+        self._space = spaces.Box(low, np.ones(self.engine.size, dtype=np.float32), dtype=np.float32)
+        self._turn_start = np.zeros((len(self.population), self.engine.size), dtype=np.float32)
+
+    def observation_space(self, agent: str) -> spaces.Box:
+        return self._space
 
     @functools.cache  # noqa: B019 - PettingZoo expects the same space object each call
-    def observation_space(self, agent: str) -> spaces.Box:
-        return spaces.Box(0.0, 1.0, shape=(self._observation_size,), dtype=np.float32)
-
-    @functools.cache  # noqa: B019
     def action_space(self, agent: str) -> spaces.Discrete:
         return spaces.Discrete(NUM_ACTIONS)
 
-    def _infos(self, targets: list[str | None] | None = None) -> dict[str, dict]:
-        return {
-            name: {
-                "kind": self.population[i].kind,
-                "can_hunt": self.population[i].can_hunt,
-                "attack_target": None if targets is None else targets[i],
-            }
-            for i, name in enumerate(self.possible_agents)
-            if name in self.agents
-        }
-
-    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self.engine.rng = np.random.default_rng(seed)
+        self.engine.reset_worlds(np.zeros(1, dtype=np.int64))
         self.agents = list(self.possible_agents)
-        observations = self._runner.reset(self._rng)
-        return {name: observations[i] for i, name in enumerate(self.agents)}, self._infos()
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {name: {"kind": spec.kind, "can_hunt": spec.can_hunt, "attack_target": None}
+                      for name, spec in zip(self.agents, self.population, strict=True)}  # fmt: skip
+        self._begin_turn()
 
-    def step(self, actions: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
-        if not self.agents:
-            raise ParameterError("step() called on a finished episode; call reset() first")
-        indexed = [None if name not in actions else int(actions[name]) for name in self.possible_agents]
-        for name, action in zip(self.possible_agents, indexed, strict=True):
-            if action is not None and not 0 <= action < NUM_ACTIONS:
-                raise ParameterError(f"{name}: action must be in 0..{NUM_ACTIONS - 1}, got {action}")
-        observations, result, done = self._runner.step(indexed)
-        live = list(self.agents)
-        rewards = {
-            name: float(result.rewards[i]) for i, name in enumerate(self.possible_agents) if name in live
-        }
-        terminations = dict.fromkeys(live, False)
-        truncations = dict.fromkeys(live, done)
-        infos = self._infos(result.attack_targets)
-        obs = {name: observations[i] for i, name in enumerate(self.possible_agents) if name in live}
-        if done:
-            self.agents = []
-        return obs, rewards, terminations, truncations, infos
+    def _begin_turn(self) -> None:
+        order = self.engine.begin_turn()[0]
+        self._order = [self.possible_agents[index] for index in order]
+        self.agents = list(self._order)  # a new list: the parallel wrapper iterates the previous one
+        self._slot = 0
+        self.agent_selection = self._order[0]
+        for info in self.infos.values():
+            info["attack_target"] = None
+        if not self.engine.before_act:
+            self._turn_start = self.engine.observe_dense()
+
+    def observe(self, agent: str) -> np.ndarray:
+        index = self._index[agent]
+        if self.engine.before_act:
+            return self.engine.observe_dense(np.array([index]))[0]
+        return self._turn_start[index].copy()
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None or not 0 <= int(action) < NUM_ACTIONS:
+            raise ParameterError(f"{agent}: action must be in 0..{NUM_ACTIONS - 1}, got {action}")
+        self._cumulative_rewards[agent] = 0.0
+        index = self._index[agent]
+        code = int(self.engine.act(np.array([index]), np.array([int(action)]))[0])
+        self.infos[agent]["attack_target"] = RESOURCES[code].name if code in RESOURCES else None
+        self._slot += 1
+        if self._slot < len(self._order):
+            self._clear_rewards()
+            self.agent_selection = self._order[self._slot]
+        else:
+            ended = (
+                len(self.engine.end_turn()) > 0
+            )  # an episode's pending payouts are paid into its last turn
+            for name in self.agents:
+                self.rewards[name] = float(self.engine.rewards[0, self._index[name]])
+            if ended:
+                self.truncations = dict.fromkeys(self.agents, True)
+                self._turn_start = self.engine.observe_dense()
+                self.agent_selection = self.agents[0]
+            else:
+                self._begin_turn()
+        self._accumulate_rewards()
 
     def render(self) -> str | None:
-        if self.render_mode != "ansi":
-            return None
-        return render_ascii(self._runner.engine)
+        return render_ascii(self.engine) if self.render_mode == "ansi" else None
 
     def close(self) -> None:
         pass
 
 
-def render_ascii(engine: StagHuntEngine) -> str:
-    """Text picture of the world: W wall, 1 stag, 2 hare, ^>v< agents by orientation."""
+class StagHuntEnv(aec_to_parallel_wrapper):
+    """PettingZoo parallel stag hunt: `aec_to_parallel(StagHuntAECEnv(...))`, which checks every action
+    before any agent acts. Every live agent must submit an action each turn."""
+
+    def __init__(self, config: StagHuntConfig | None = None, population: Sequence[AgentSpec] | str = "all_can_hunt",
+                 render_mode: str | None = None) -> None:  # fmt: skip
+        super().__init__(StagHuntAECEnv(config, population, render_mode))
+
+    @property
+    def config(self) -> StagHuntConfig:
+        return self.aec_env.config
+
+    @property
+    def population(self) -> tuple[AgentSpec, ...]:
+        return self.aec_env.population
+
+    def step(self, actions: dict) -> tuple[dict, dict, dict, dict, dict]:
+        if not self.agents:
+            raise ParameterError("step() called on a finished episode; call reset() first")
+        for name in self.agents:
+            action = actions.get(name)
+            if action is None or not 0 <= int(action) < NUM_ACTIONS:
+                raise ParameterError(f"{name}: action must be in 0..{NUM_ACTIONS - 1}, got {action}")
+        return super().step(actions)
+
+
+def render_ascii(engine: StagHuntEngine, world: int = 0) -> str:
+    """Text picture of one world: W wall, 1 stag, 2 hare, ^>v< agents by orientation."""
     arrows = "^>v<"
     chars = np.where(engine.walls, "W", " ").astype("<U1")
-    chars[engine.resources == STAG.code] = "1"  # the map legend's characters, so a render reads as a map
-    chars[engine.resources == HARE.code] = "2"
-    for index in np.flatnonzero(engine.active):
-        row, col = engine.positions[index]
-        chars[row, col] = arrows[engine.orientations[index]]
+    chars[engine.resources[world] == STAG.code] = (
+        "1"  # the map legend's characters, so a render reads as a map
+    )
+    chars[engine.resources[world] == HARE.code] = "2"
+    for (row, col), facing in zip(engine.positions[world], engine.orientations[world], strict=True):
+        chars[row, col] = arrows[facing]
     return "\n".join("".join(row) for row in chars)

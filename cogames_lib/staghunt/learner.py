@@ -1,11 +1,13 @@
-"""Double DQN in torch (CPU) for a population of independent learners, readable top to bottom.
+"""Double DQN in torch (CPU) for a population of independent learners fed by lockstep worlds, top to bottom.
 
-Every agent has its own MLP, target MLP, replay buffer and RNG, and learns only from its own
-transitions. For speed the population's networks are stored stacked (`BatchedMLP`, weights of shape
-(agents, in, out)): acting is one forward for all agents, and one gradient update updates every agent
-at once (the loss is the sum of the per-agent losses, so each agent's gradient is its own; Adam is
-element-wise, so stacked Adam equals one Adam per agent). `population.members[i]` (a `DQNAgent`) is the
-single-agent view with `q_values(obs)`, `act(obs, epsilon)` and `frozen_copy()` that probes use.
+Every agent has its own MLP, target MLP, replay and RNG (exploration and replay sampling), and learns only
+from its own transitions. For speed the population's networks are stored stacked (`BatchedMLP`, weights of
+shape (agents, in, out)) and one gradient step updates every agent: the loss is the sum of the per-agent
+losses, so each agent's gradient is its own, and Adam is element-wise (stacked Adam equals one Adam per
+agent). Replay holds the engine's sparse observations (`replay.py`); an update makes its sampled rows dense
+and differentiates the network with autograd, acting evaluates the first layer on the sparse rows.
+`population.members[i]` (a `DQNAgent`) is the single-agent view with `q_values(obs)`, `act(obs, epsilon)`
+and `frozen_copy()` that probes use.
 """
 
 from __future__ import annotations
@@ -18,16 +20,17 @@ import torch
 from torch import nn
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.staghunt.networks import BatchedMLP, QNetwork, double_dqn_targets
-from cogames_lib.staghunt.rules import NUM_ACTIONS
+from cogames_lib.staghunt.engine import SparseObservations
+from cogames_lib.staghunt.networks import BatchedMLP, QNetwork, n_step_double_dqn_targets
+from cogames_lib.staghunt.replay import NStepCollector, StackedReplay
+from cogames_lib.staghunt.rules import NUM_ACTIONS, POSITION_FEATURES
 
 
 @dataclass(frozen=True)
 class DQNConfig:
-    """Learner hyper-parameters, one per line (CleanRL's style). `train_every` and `batch_size` are the one-world
-    loop's speed knobs: 8 with batch 32 replays each transition 4 times on average (the DQN paper: 8); tuned
-    with `benchmarks/staghunt_speed.py` and the hare-map learning test (batch 64 learned a little faster per
-    epoch and trained ~35% slower). The batched loop uses `replay_ratio` instead (docs/staghunt_training.md)."""
+    """Learner hyper-parameters, one per line (CleanRL's style). The default learner (64x64, batch 32, one
+    update per 8 new transitions per agent) is the first version's; `train.STUDY_LEARNER` is the study's
+    (docs/staghunt_training.md says why each value)."""
 
     hidden_sizes: tuple[int, ...] = (64, 64)  # widths of the MLP's hidden layers (ReLU)
     learning_rate: float = 1e-3  # Adam step size
@@ -36,9 +39,9 @@ class DQNConfig:
     buffer_size: int = 10_000  # replay capacity per agent, in transitions
     batch_size: int = 32  # transitions per agent per gradient update
     learning_starts: int = 500  # transitions per agent collected before the first update
-    train_every: int = 8  # one-world loop: one gradient update every `train_every` turns
+    train_every: int = 8  # without `replay_ratio`: one update per `train_every` new transitions per agent
     target_update_every: int = 100  # gradient updates between hard copies into the target networks
-    n_step: int = 1  # return horizon: r_t + g r_t+1 + ... + g^(n-1) r_t+n-1 + g^n Q(s_t+n); batched loop only
+    n_step: int = 1  # return horizon: r_t + g r_t+1 + ... + g^(n-1) r_t+n-1 + g^n Q(s_t+n)
     replay_ratio: float | None = None  # samples per collected transition; None = batch_size / train_every
 
     @property
@@ -55,39 +58,12 @@ class DQNConfig:
             raise ParameterError(f"DQNConfig.gamma must be in [0, 1], got {self.gamma}")
 
 
-class ReplayBuffer:
-    """Ring buffer of (obs, action, reward, next_obs, done) in numpy arrays; observations are stored
-    as uint8 (ours are binary; 4x less memory than float32)."""
+class DQNPopulation:
+    """The learners of one training run (one member per agent). `position_table` (cell -> position code,
+    from the engine) is needed only to act on or learn from sparse observations of a world with the code."""
 
-    def __init__(self, capacity: int, observation_size: int) -> None:
-        self.observations = np.zeros((capacity, observation_size), dtype=np.uint8)
-        self.next_observations = np.zeros((capacity, observation_size), dtype=np.uint8)
-        self.actions = np.zeros(capacity, dtype=np.int64)
-        self.rewards = np.zeros(capacity, dtype=np.float32)
-        self.dones = np.zeros(capacity, dtype=np.float32)
-        self.capacity, self.size, self.cursor = capacity, 0, 0
-
-    def add(self, obs: np.ndarray, action: int, reward: float, next_obs: np.ndarray, done: bool) -> None:
-        i = self.cursor
-        self.observations[i], self.next_observations[i] = obs, next_obs
-        self.actions[i], self.rewards[i], self.dones[i] = action, reward, float(done)
-        self.cursor = (i + 1) % self.capacity
-        self.size = min(self.size + 1, self.capacity)
-
-    def sample_indices(self, rng: np.random.Generator, batch_size: int) -> np.ndarray:
-        return rng.integers(0, self.size, size=batch_size)
-
-
-class QLearnerCore:
-    """What both learners (`DQNPopulation`, one world; `BatchedDQN`, lockstep worlds) share: one seeded
-    online network per agent (stacked), its target copy and fused Adam, one generator per agent, and the
-    gradient step that ends every update. Each learner samples its own batch and computes its own targets."""
-
-    members: list[DQNAgent]
-
-    def __init__(
-        self, num_agents: int, observation_size: int, config: DQNConfig, seeds: Sequence[int]
-    ) -> None:
+    def __init__(self, num_agents: int, observation_size: int, config: DQNConfig, seeds: Sequence[int],
+                 position_table: np.ndarray | None = None) -> None:  # fmt: skip
         if len(seeds) != num_agents:
             raise ParameterError(f"need one seed per agent, got {len(seeds)} for {num_agents}")
         self.config = config
@@ -98,27 +74,139 @@ class QLearnerCore:
         # fused Adam: one kernel per step instead of several per tensor (updates dominate training time)
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, fused=True)
         self.rngs = [np.random.default_rng(int(seed)) for seed in seeds]
+        self.position_table = None if position_table is None else np.asarray(position_table, dtype=np.float32)
+        self.members = [DQNAgent(self, index) for index in range(num_agents)]
+        self.replay: StackedReplay | None = None  # allocated by `collect` (its width is the engine's)
+        self.collector: NStepCollector | None = None
         self.updates_done = 0
+        self.transitions_seen = 0
+        self.update_credit = 0.0
         self.last_loss = float("nan")
 
     @property
     def num_agents(self) -> int:
         return len(self.members)
 
+    def collect(self, worlds: int, width: int) -> NStepCollector:
+        """Replay and an n-step collector for `worlds` lockstep worlds of sparse rows `width` wide."""
+        self.replay = StackedReplay(self.num_agents, self.config.buffer_size, width)
+        self.collector = NStepCollector(worlds, self.num_agents, width, self.config.n_step, self.config.gamma)
+        return self.collector
+
+    # --- acting --------------------------------------------------------------------------------------
+
+    def q_values_rows(self, observations: SparseObservations, agents: np.ndarray) -> np.ndarray:
+        """(K, 5) Q-values of row i by agent `agents[i]`'s network. The first layer sums the weight rows a
+        row's features select (`embedding_bag`; padding points at a real row with weight 0, the position
+        code's inputs are weighted by their values); each row then takes its own member's deeper layers."""
+        agents = np.asarray(agents, dtype=np.int64)
+        indices, weights = self._bag_inputs(observations.indices, observations.cells, agents)
+        layers = self.network.layer_pairs
+        with torch.no_grad():
+            first, bias = layers[0]
+            members, size, hidden_width = first.shape
+            own = (torch.from_numpy(agents), torch.arange(len(agents)))
+            hidden = (
+                nn.functional.embedding_bag(
+                    indices, first.view(members * size, hidden_width), mode="sum", per_sample_weights=weights
+                )
+                + bias[own[0], 0]
+            )
+            for weight, bias in layers[1:]:  # three small products cost less than sorting rows by member
+                hidden = torch.baddbmm(bias, torch.relu(hidden).expand(members, -1, -1), weight)[own]
+        return hidden.numpy()
+
+    def _bag_inputs(
+        self, indices: np.ndarray, cells: np.ndarray, agents: np.ndarray
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """`embedding_bag` inputs over the members' stacked first-layer rows (member * size + feature)."""
+        size = self.observation_size
+        padding = indices >= size
+        offset = (agents * size)[:, None]
+        flat = np.where(padding, 0, indices).astype(np.int64) + offset
+        weights = (~padding).astype(np.float32)
+        if self.position_table is not None:
+            count = len(POSITION_FEATURES)
+            flat = np.concatenate([flat, offset + np.arange(size - count, size)], axis=1)
+            weights = np.concatenate([weights, self.position_table[np.asarray(cells, np.int64)]], axis=1)
+        return torch.from_numpy(flat), torch.from_numpy(weights)
+
+    def dense(self, indices: np.ndarray, cells: np.ndarray) -> torch.Tensor:
+        """(..., width) sparse rows -> (..., observation_size) float32 dense observations (one flat index
+        assignment: 3x faster than `put_along_axis` on an update's 768 rows)."""
+        shape, size = indices.shape[:-1], self.observation_size
+        rows = int(np.prod(shape))
+        dense = np.zeros(rows * (size + 1), dtype=np.float32)  # a spare column per row takes the padding
+        dense[(indices.reshape(rows, -1) + (np.arange(rows) * (size + 1))[:, None]).ravel()] = 1.0
+        dense = dense.reshape(rows, size + 1)[:, :size]
+        if self.position_table is not None:
+            dense[:, size - len(POSITION_FEATURES) :] = self.position_table[
+                np.asarray(cells, np.int64).reshape(-1)
+            ]
+        return torch.from_numpy(dense).reshape(*shape, size)
+
+    def act_rows(
+        self, observations: SparseObservations, agents: np.ndarray, epsilons: np.ndarray
+    ) -> np.ndarray:
+        """Epsilon-greedy actions; each agent's own RNG draws its rows' exploration, in row order."""
+        actions = self.q_values_rows(observations, agents).argmax(axis=1)
+        for agent, rng in enumerate(self.rngs):
+            rows = np.flatnonzero(agents == agent)
+            explore = rng.random(len(rows)) < epsilons[rows]
+            actions[rows[explore]] = rng.integers(0, NUM_ACTIONS, size=int(explore.sum()))
+        return actions
+
+    # --- learning ------------------------------------------------------------------------------------
+
+    def store(self, columns: dict | None) -> None:
+        if columns is None:
+            return
+        assert self.replay is not None, "call collect() first"
+        self.replay.add(columns)
+        self.transitions_seen += len(columns["actions"][0])
+
+    def train_step(self, new_transitions: int) -> list[float]:
+        """Run the updates owed for `new_transitions` new transitions per agent (the replay ratio)."""
+        config = self.config
+        if self.transitions_seen < max(config.learning_starts, config.batch_size):
+            return []
+        self.update_credit += new_transitions * config.samples_per_transition / config.batch_size
+        losses = []
+        while self.update_credit >= 1.0:
+            self.update_credit -= 1.0
+            losses.append(self.update())
+        return losses
+
+    def update(self) -> float:
+        """One n-step double-DQN step for every agent on a batch from its own replay: the sampled rows made
+        dense, the online and target networks on the next observations without gradients, then autograd
+        through the online network on the observations (`descend`: Huber loss, Adam)."""
+        members, batch, replay = self.num_agents, self.config.batch_size, self.replay
+        assert replay is not None, "call collect() first"
+        picks = np.stack([rng.integers(0, replay.size, size=batch) for rng in self.rngs])
+        agents = np.arange(members)[:, None]
+        # (2, agents, batch, size): observations, then next observations, each block contiguous
+        rows = self.dense(np.moveaxis(replay.observations[agents, picks], 2, 0),
+                          np.moveaxis(replay.cells[agents, picks], 2, 0))  # fmt: skip
+        with torch.no_grad():
+            targets = n_step_double_dqn_targets(
+                torch.from_numpy(replay.returns[agents, picks]), torch.from_numpy(replay.discounts[agents, picks]),
+                self.network(rows[1]), self.target_network(rows[1]),
+            )  # fmt: skip
+        actions = torch.from_numpy(replay.actions[agents, picks]).unsqueeze(-1)
+        predicted = self.network(rows[0]).gather(-1, actions).squeeze(-1)
+        return self.descend(predicted, targets)
+
     def descend(self, predicted: torch.Tensor, targets: torch.Tensor) -> float:
-        """One optimizer step on the Huber loss of (agents, batch) predicted vs target Q-values; the target
-        network is synced every `target_update_every` updates. Returns the mean loss per agent."""
+        """One Adam step on the Huber loss of (agents, batch) predicted vs target Q-values (the sum over
+        agents of each agent's mean loss); the target network is synced every `target_update_every`
+        updates. Returns the mean loss per agent."""
         per_element = nn.functional.huber_loss(
             predicted, targets, reduction="none", delta=self.config.huber_delta
         )
-        loss = per_element.mean(dim=1).sum()  # sum over agents of each agent's mean loss
+        loss = per_element.mean(dim=1).sum()
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
-        return self.step_optimizer(loss)
-
-    def step_optimizer(self, loss: torch.Tensor) -> float:
-        """Apply the gradients now in `.grad` (Adam), count the update, sync the target network every
-        `target_update_every` updates; `loss` is the summed per-agent loss. Returns the mean per agent."""
         self.optimizer.step()
         self.updates_done += 1
         if self.updates_done % self.config.target_update_every == 0:
@@ -126,97 +214,25 @@ class QLearnerCore:
         self.last_loss = float(loss.detach()) / self.num_agents
         return self.last_loss
 
-
-class DQNPopulation(QLearnerCore):
-    """The learners of one training run (one member per agent), updated in lockstep."""
-
-    def __init__(
-        self,
-        num_agents: int,
-        observation_size: int,
-        config: DQNConfig,
-        seeds: Sequence[int],
-    ) -> None:
-        super().__init__(num_agents, observation_size, config, seeds)
-        self.buffers = [ReplayBuffer(config.buffer_size, observation_size) for _ in range(num_agents)]
-        self.members = [DQNAgent(self, index) for index in range(num_agents)]
-        self.turns_seen = 0
-
-    def q_values_all(self, observations: np.ndarray) -> np.ndarray:
-        """(agents, obs) -> (agents, 5): each agent's Q-values for its own observation, one forward."""
-        batch = np.asarray(observations, dtype=np.float32)[:, None, :]
-        return self.network.forward_numpy(batch)[:, 0]
-
-    def act_all(self, observations: np.ndarray, epsilon: float) -> list[int]:
-        """Epsilon-greedy action of every agent (its own RNG decides exploration)."""
-        explore = [rng.random() < epsilon for rng in self.rngs]
-        greedy = self.q_values_all(observations).argmax(axis=1) if not all(explore) else None
-        return [
-            int(rng.integers(NUM_ACTIONS)) if explore[i] else int(greedy[i])  # type: ignore[index]
-            for i, rng in enumerate(self.rngs)
-        ]
-
-    def observe_all(
-        self,
-        observations: np.ndarray,
-        actions: Sequence[int],
-        rewards: np.ndarray,
-        next_observations: np.ndarray,
-        done: bool,
-    ) -> None:
-        """Store one transition per agent; every `train_every` turns run one gradient update."""
-        for index, buffer in enumerate(self.buffers):
-            buffer.add(
-                observations[index], actions[index], float(rewards[index]), next_observations[index], done
-            )
-        self.turns_seen += 1
-        ready = self.turns_seen >= max(self.config.learning_starts, self.config.batch_size)
-        if ready and self.turns_seen % self.config.train_every == 0:
-            self.update()
-
-    def update(self) -> float:
-        """One double-DQN step for every agent on a batch from its own buffer."""
-        picks = [
-            buffer.sample_indices(rng, self.config.batch_size)
-            for buffer, rng in zip(self.buffers, self.rngs, strict=True)
-        ]
-        stack = lambda name, dtype: torch.from_numpy(  # noqa: E731 - a local shorthand
-            np.stack([getattr(b, name)[i] for b, i in zip(self.buffers, picks, strict=True)]).astype(dtype)
-        )
-        obs, next_obs = stack("observations", np.float32), stack("next_observations", np.float32)
-        actions, rewards, dones = (
-            stack("actions", np.int64),
-            stack("rewards", np.float32),
-            stack("dones", np.float32),
-        )
-        predicted = self.network(obs).gather(-1, actions.unsqueeze(-1)).squeeze(-1)
-        with torch.no_grad():  # s' outside the graph: the backward pass then only spans the batch of s
-            online_next, target_next = self.network(next_obs), self.target_network(next_obs)
-            targets = double_dqn_targets(rewards, dones, online_next, target_next, self.config.gamma)
-        return self.descend(predicted, targets)
+    # --- state ---------------------------------------------------------------------------------------
 
     def state_dict(self) -> dict:
-        """Everything needed to resume, loadable with `torch.load(weights_only=True)`. `agents[i]` holds
-        QNetwork state dicts (`network`, `target_network`) so one agent can be loaded on its own."""
+        """Everything needed to resume but the replay and the RNGs, loadable with `torch.load(weights_only=True)`.
+        `agents[i]` holds QNetwork state dicts (`network`, `target_network`) so one agent loads on its own."""
         return {
-            "agents": [
-                {
-                    "network": self.network.member_state_dict(i),
-                    "target_network": self.target_network.member_state_dict(i),
-                }
-                for i in range(self.num_agents)
-            ],
+            "agents": [{"network": self.network.member_state_dict(i),
+                        "target_network": self.target_network.member_state_dict(i)} for i in range(self.num_agents)],
             "optimizer": self.optimizer.state_dict(),
-            "turns_seen": self.turns_seen,
+            "turns_seen": self.transitions_seen,  # the key's name predates n-step transitions
             "updates_done": self.updates_done,
-        }
+        }  # fmt: skip
 
     def load_state_dict(self, state: dict) -> None:
         for index, agent_state in enumerate(state["agents"]):
             self.network.load_member_state_dict(index, agent_state["network"])
             self.target_network.load_member_state_dict(index, agent_state["target_network"])
         self.optimizer.load_state_dict(state["optimizer"])
-        self.turns_seen, self.updates_done = int(state["turns_seen"]), int(state["updates_done"])
+        self.transitions_seen, self.updates_done = int(state["turns_seen"]), int(state["updates_done"])
 
 
 class DQNAgent:
@@ -227,12 +243,15 @@ class DQNAgent:
         self.index = index
 
     def q_values(self, obs: np.ndarray) -> np.ndarray:
-        """Q-values (shape 5) of one observation."""
+        """Q-values (shape 5) of one flat observation."""
+        layers = self.population.network.layer_pairs
         with torch.no_grad():
-            # The stacked network evaluates every member; the other slots get zeros and are ignored.
-            batch = torch.zeros(self.population.num_agents, 1, self.population.observation_size)
-            batch[self.index, 0] = torch.as_tensor(obs, dtype=torch.float32).reshape(-1)
-            return self.population.network(batch)[self.index, 0].numpy()
+            hidden = torch.as_tensor(obs, dtype=torch.float32).reshape(1, -1)
+            for index, (weight, bias) in enumerate(layers):
+                hidden = torch.addmm(bias[self.index], hidden, weight[self.index])
+                if index < len(layers) - 1:
+                    hidden = torch.relu(hidden)
+        return hidden[0].numpy()
 
     def act(self, obs: np.ndarray, epsilon: float = 0.0) -> int:
         """Epsilon-greedy (this agent's RNG); ties go to the lowest action index."""
@@ -245,7 +264,7 @@ class DQNAgent:
         return self.population.network.member_state_dict(self.index)
 
     def frozen_copy(self) -> FrozenQAgent:
-        """A `QNetwork` copy of this agent's parameters in eval mode (no buffer, optimizer or RNG)."""
+        """A `QNetwork` copy of this agent's parameters in eval mode (no replay, optimizer or RNG)."""
         return FrozenQAgent.from_state_dict(self.network_state_dict(), self.population.observation_size,
                                             self.population.config.hidden_sizes)  # fmt: skip
 

@@ -2,8 +2,7 @@
 
 `QNetwork` is one agent's MLP (what frozen copies and checkpoints hold). `BatchedMLP` holds the MLPs
 of a whole population stacked, so one call evaluates every agent: per-call overhead, not arithmetic,
-dominates networks this small. The batched trainer evaluates and trains these same parameters on
-sparse observations (`sparse_mlp`), never forming the dense input.
+dominates networks this small.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ import itertools
 import math
 from collections.abc import Sequence
 
-import numpy as np
 import torch
 from torch import nn
 
@@ -72,17 +70,6 @@ class BatchedMLP(nn.Module):
                 hidden = torch.relu(hidden)
         return hidden
 
-    def forward_numpy(self, observations: np.ndarray) -> np.ndarray:
-        """Inference on (members, batch, in) float32 with numpy on views of the parameters: for the
-        one-observation-per-agent forward of every turn this is ~2x faster than torch's call overhead."""
-        hidden = observations
-        last = len(self.layer_pairs) - 1
-        for index, (weight, bias) in enumerate(self.layer_pairs):
-            hidden = np.matmul(hidden, weight.detach().numpy()) + bias.detach().numpy()
-            if index < last:
-                np.maximum(hidden, 0.0, out=hidden)
-        return hidden
-
     def member_state_dict(self, member: int) -> dict[str, torch.Tensor]:
         """Member `member` as a `QNetwork` state dict (nn.Linear stores weights as (out, in))."""
         state = {}
@@ -96,18 +83,6 @@ class BatchedMLP(nn.Module):
             for index, (weight, bias) in enumerate(self.layer_pairs):
                 weight[member].copy_(state[f"layers.{2 * index}.weight"].T)
                 bias[member, 0].copy_(state[f"layers.{2 * index}.bias"])
-
-
-def double_dqn_targets(
-    rewards: torch.Tensor,
-    dones: torch.Tensor,
-    online_next_q: torch.Tensor,
-    target_next_q: torch.Tensor,
-    gamma: float,
-) -> torch.Tensor:
-    """r + gamma * (1 - done) * Q_target(s', argmax_a Q_online(s', a)) (van Hasselt et al. 2016)."""
-    best = online_next_q.argmax(dim=-1, keepdim=True)
-    return rewards + gamma * (1.0 - dones) * target_next_q.gather(-1, best).squeeze(-1)
 
 
 def n_step_double_dqn_targets(

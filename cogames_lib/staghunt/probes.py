@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from cogames_lib.errors import DataFileError, MapError, ParameterError
+from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.engine import StagHuntEngine
 from cogames_lib.staghunt.maps import (
     INTENTION_MAP_NAMES,
@@ -31,8 +31,19 @@ from cogames_lib.staghunt.maps import (
     load_stag_hunt_map,
     shipped_map_path,
 )
-from cogames_lib.staghunt.orientation import SpawnOrientation, load_orientation_reference
-from cogames_lib.staghunt.rules import AGENT_KINDS, PARTNER_KINDS, Action, AgentSpec, move_direction
+from cogames_lib.staghunt.probe_cases import (
+    NO_PARTNER_SIDE,
+    IntentionCase,
+    MultiStepCase,
+    counterbalanced_intention_cases,
+    counterbalanced_multistep_cases,
+    sorrel_intention_cases,
+    sorrel_multistep_cases,
+    stag_and_hare_actions,
+    validate_suite,
+)
+from cogames_lib.staghunt.rules import AGENT_KINDS, PARTNER_KINDS, RESOURCES, Action, AgentSpec
+from cogames_lib.staghunt.world_config import StagHuntConfig
 from cogames_lib.tables import PROBE_INTENTION, PROBE_MULTISTEP
 
 # The tables' contracts live in `cogames_lib.tables` (the spec's columns, then the optional extras).
@@ -47,8 +58,12 @@ RESULT_BY_TARGET: dict[str, float] = {"stag": 1.0, "hare": 0.0, "none": 0.5}
 class ProbeSettings:
     """Where the probe maps live and how the multi-step test is staged.
 
-    The multi-step map's two spawns sorted by (row, col): the upper one is the fake partner (facing
-    South toward the stag), the lower one the focal (facing West). `max_test_steps` is 15 by default.
+    `suite`: `sorrel` (its 4 intention maps and orientation file, its multi-step staging) or
+    `counterbalanced` (`probe_cases`: mirrored cases, partners on the stag side, the hare side and
+    equidistant; `intention_maps`, `orientation_file`, `focal_orientation` and `partner_orientation` are
+    then unused). Sorrel's multi-step staging: the map's two spawns sorted by (row, col), the upper one is
+    the fake partner (facing South toward the stag), the lower one the focal (facing West).
+    `max_test_steps` is 15 by default.
     """
 
     maps_dir: str = str(STAGHUNT_MAPS_DIR)
@@ -64,8 +79,10 @@ class ProbeSettings:
     attack_shape: str = "line"
     position_embedding: bool = False
     wounded_stag_channel: bool = True
+    suite: str = "sorrel"
 
     def __post_init__(self) -> None:
+        validate_suite(self.suite)
         if self.max_test_steps < 1:
             raise ParameterError(f"max_test_steps must be >= 1, got {self.max_test_steps}")
         unknown = set(self.partner_kinds) - set(PARTNER_KINDS)
@@ -73,69 +90,30 @@ class ProbeSettings:
             raise ParameterError(f"unknown partner kinds {sorted(unknown)}; known: {list(PARTNER_KINDS)}")
 
 
-@dataclass(frozen=True)
-class IntentionCase:
-    """One (map, version) situation: focal and partner cells, orientations, the two step actions."""
-
-    map_name: str
-    version: str
-    grid: StagHuntMap
-    focal: SpawnOrientation
-    partner: SpawnOrientation
-    stag_action: Action
-    hare_action: Action
+__all__ = ["IntentionCase", "MultiStepCase", "stag_and_hare_actions"]  # re-exported from probe_cases
 
 
 @dataclass
 class ProbeSuite:
-    """Probe maps and orientations loaded and checked once (reused by every probe round)."""
+    """Probe cases loaded and checked once (reused by every probe round)."""
 
     settings: ProbeSettings
     intention_cases: list[IntentionCase] = field(default_factory=list)
     multi_step_grid: StagHuntMap | None = None
-
-
-def stag_and_hare_actions(spawn: SpawnOrientation, source: str) -> tuple[Action, Action]:
-    """By geometry: the step action that leaves the agent facing the stag, and the other one."""
-    for action, other in ((Action.STEP_LEFT, Action.STEP_RIGHT), (Action.STEP_RIGHT, Action.STEP_LEFT)):
-        if move_direction(spawn.initial, action) == spawn.facing_stag:
-            return action, other
-    raise DataFileError(
-        f"{source}: row {spawn.row} col {spawn.col}: neither STEP_LEFT nor STEP_RIGHT from orientation "
-        f"{spawn.initial} faces the stag orientation {spawn.facing_stag}"
-    )
+    multistep_cases: list[MultiStepCase] = field(default_factory=list)
 
 
 def load_probe_suite(settings: ProbeSettings | None = None) -> ProbeSuite:
-    """Read the probe maps and the orientation reference (files are only read)."""
+    """Read the probe maps (and sorrel's orientation reference) of `settings.suite`; files are only read."""
     settings = settings or ProbeSettings()
     maps_dir = Path(settings.maps_dir)
-    orientation_path = maps_dir / settings.orientation_file
-    orientations = load_orientation_reference(orientation_path)
-    suite = ProbeSuite(settings)
-    for map_name in settings.intention_maps:
-        grid = load_stag_hunt_map(shipped_map_path(map_name, maps_dir))
-        if len(grid.spawns) != 2:
-            raise MapError(
-                f"{grid.name}: an intention map needs exactly 2 agent spawns, found {len(grid.spawns)}"
-            )
-        for cell in grid.spawns:
-            if cell not in orientations:
-                raise DataFileError(
-                    f"{orientation_path}: no line for row {cell[0]} col {cell[1]} of {grid.name}"
-                )
-        for version, (focal_cell, partner_cell) in (("ver1", grid.spawns), ("ver2", grid.spawns[::-1])):
-            focal = orientations[focal_cell]
-            stag_action, hare_action = stag_and_hare_actions(focal, str(orientation_path))
-            suite.intention_cases.append(
-                IntentionCase(
-                    map_name, version, grid, focal, orientations[partner_cell], stag_action, hare_action
-                )
-            )
-    suite.multi_step_grid = load_stag_hunt_map(shipped_map_path(settings.multi_step_map, maps_dir))
-    if len(suite.multi_step_grid.spawns) != 2:
-        raise MapError(f"{suite.multi_step_grid.name}: the multi-step map needs exactly 2 agent spawns")
-    return suite
+    grid = load_stag_hunt_map(shipped_map_path(settings.multi_step_map, maps_dir))
+    if settings.suite == "counterbalanced":
+        return ProbeSuite(settings, counterbalanced_intention_cases(maps_dir), grid,
+                          counterbalanced_multistep_cases(grid))  # fmt: skip
+    cases = sorrel_intention_cases(maps_dir, settings.intention_maps, settings.orientation_file)
+    staging = sorrel_multistep_cases(grid, settings.focal_orientation, settings.partner_orientation)
+    return ProbeSuite(settings, cases, grid, staging)
 
 
 def frozen(agent: Any) -> Any:
@@ -143,12 +121,20 @@ def frozen(agent: Any) -> Any:
     return agent.frozen_copy() if hasattr(agent, "frozen_copy") else copy.deepcopy(agent)
 
 
-def _kinds(agents: Sequence[Any], population: Sequence[AgentSpec] | None) -> list[str]:
+def _specs(agents: Sequence[Any], population: Sequence[AgentSpec] | None) -> list[AgentSpec]:
     if population is None:
-        return [AGENT_KINDS[0]] * len(agents)
+        return [AgentSpec(AGENT_KINDS[0])] * len(agents)
     if len(population) != len(agents):
         raise ParameterError(f"population has {len(population)} entries for {len(agents)} agents")
-    return [spec.kind for spec in population]
+    return list(population)
+
+
+def _case_columns(spec: AgentSpec, partner_kind: str, stag_action: Action, side: str) -> dict[str, Any]:
+    """The extra columns every probe row carries: who the focal is and which counterbalanced case it is."""
+    return {"agent_kind": spec.kind, "partner_relation": _relation(spec.kind, partner_kind),
+            "stag_action": stag_action.name.lower(),
+            "partner_side": side if partner_kind != "no_partner" else NO_PARTNER_SIDE,
+            "agent_can_hunt": spec.can_hunt}  # fmt: skip
 
 
 def _relation(focal_kind: str, partner_kind: str) -> str:
@@ -157,11 +143,24 @@ def _relation(focal_kind: str, partner_kind: str) -> str:
     return "same" if partner_kind == focal_kind else "different"
 
 
-def _engine(focal_kind: str, partner_kind: str, settings: ProbeSettings) -> StagHuntEngine:
-    partner = AgentSpec(partner_kind if partner_kind != "no_partner" else AGENT_KINDS[0], can_hunt=True)
-    return StagHuntEngine([AgentSpec(focal_kind), partner], settings.attack_range, settings.view_radius,
-                          attack_shape=settings.attack_shape, position_embedding=settings.position_embedding,
-                          wounded_stag_channel=settings.wounded_stag_channel)  # fmt: skip
+def _engine(
+    focal_kind: str, partner_kind: str, settings: ProbeSettings, grid: StagHuntMap,
+    cells: Sequence[tuple[int, int]], orientations: Sequence[int], turns: int = 1,
+) -> StagHuntEngine:  # fmt: skip
+    """A one-world engine staged on `grid`: the focal agent (index 0) at `cells[0]` and, unless there is no
+    partner, the partner (`can_hunt=True`) at `cells[1]`; observations are taken at the turn's start."""
+    population = [AgentSpec(focal_kind)]
+    if partner_kind != "no_partner":
+        population.append(AgentSpec(partner_kind, can_hunt=True))
+    world = StagHuntConfig(attack_range=settings.attack_range, view_radius=settings.view_radius,
+                           attack_shape=settings.attack_shape, position_embedding=settings.position_embedding,
+                           wounded_stag_channel=settings.wounded_stag_channel)  # fmt: skip
+    engine = StagHuntEngine(population, world, grid=grid)
+    count = len(population)
+    engine.load_state(
+        0, grid.resources, np.array(cells[:count]), np.array(orientations[:count]), max_turns=turns
+    )
+    return engine
 
 
 def softmax(values: np.ndarray) -> np.ndarray:
@@ -191,25 +190,21 @@ def run_intention_probe(
 ) -> pd.DataFrame:
     """One row per (agent, map, version, partner kind): Q-values by action name and the softmax weights of
     the stag-facing and hare-facing step actions. Columns: `INTENTION_COLUMNS`, then `agent_kind`,
-    `partner_relation` (none/same/different) and any `extra` constants (e.g. condition, seed, run_id).
-    `population` gives the agents' kinds (default: all AgentKindA)."""
+    `partner_relation` (none/same/different), `stag_action`, `partner_side`, `agent_can_hunt` and any
+    `extra` constants (e.g. condition, seed, run_id). `population` gives the agents' kinds and abilities
+    (default: all AgentKindA). A case is probed with the partner kinds it lists (`IntentionCase`)."""
     suite = suite or load_probe_suite()
     settings = suite.settings
-    kinds = _kinds(agents, population)
+    specs = _specs(agents, population)
     rows: list[dict] = []
-    for agent_id, (agent, kind) in enumerate(zip(agents, kinds, strict=True)):
-        probe_agent = frozen(agent)
+    for agent_id, (agent, spec) in enumerate(zip(agents, specs, strict=True)):
+        probe_agent, kind = frozen(agent), spec.kind
         for case in suite.intention_cases:
-            for partner_kind in settings.partner_kinds:
-                engine = _engine(kind, partner_kind, settings)
-                engine.reset(
-                    case.grid,
-                    case.grid.resources,
-                    [case.focal.row_col, case.partner.row_col],
-                    [case.focal.initial, case.partner.initial],
-                    active=[True, partner_kind != "no_partner"],
-                )
-                q_values = np.asarray(probe_agent.q_values(engine.observe(0)), dtype=np.float64).reshape(-1)
+            for partner_kind in (k for k in settings.partner_kinds if k in case.partner_kinds):
+                engine = _engine(kind, partner_kind, settings, case.grid, [case.focal.row_col, case.partner.row_col],
+                                 [case.focal.initial, case.partner.initial])  # fmt: skip
+                observation = engine.observe_dense(np.zeros(1, dtype=np.int64))[0]
+                q_values = np.asarray(probe_agent.q_values(observation), dtype=np.float64).reshape(-1)
                 if q_values.shape != (len(Action),):
                     raise ParameterError(
                         f"agent {agent_id}: q_values must return {len(Action)} values, got {q_values.shape}"
@@ -220,8 +215,7 @@ def run_intention_probe(
                 row.update({f"q_val_{action.name.lower()}": float(q_values[action]) for action in Action})
                 row["weight_facing_stag"] = float(weights[case.stag_action])
                 row["weight_facing_hare"] = float(weights[case.hare_action])
-                row["agent_kind"] = kind
-                row["partner_relation"] = _relation(kind, partner_kind)
+                row.update(_case_columns(spec, partner_kind, case.stag_action, case.partner_side))
                 rows.append(row)
     return _with_extras(rows, INTENTION_COLUMNS, extra)
 
@@ -238,31 +232,35 @@ class MultiStepOutcome:
 
 
 def run_multistep_episode(
-    agent: Any, focal_kind: str, partner_kind: str, suite: ProbeSuite
+    agent: Any, focal_kind: str, partner_kind: str, suite: ProbeSuite, case: MultiStepCase | None = None
 ) -> MultiStepOutcome:
     """The focal acts greedily, one action per turn; the fake partner never acts. The first attack whose
-    beam covers a stag or hare decides (the nearest one if both); turns are counted from 1."""
+    beam covers a stag or hare decides (the nearest one if both); turns are counted from 1. `case`: the
+    staging (default: the suite's first, sorrel's one staging in the `sorrel` suite)."""
     settings = suite.settings
-    grid = suite.multi_step_grid
-    assert grid is not None
-    partner_cell, focal_cell = grid.spawns
-    engine = _engine(focal_kind, partner_kind, settings)
-    engine.reset(
-        grid, grid.resources, [focal_cell, partner_cell], [settings.focal_orientation, settings.partner_orientation],
-        active=[True, partner_kind != "no_partner"],
-    )  # fmt: skip
+    case = case or suite.multistep_cases[0]
+    grid, partner_cell = case.grid, case.partner_cell
+    engine = _engine(focal_kind, partner_kind, settings, grid, [case.focal_cell, case.partner_cell],
+                     [case.focal_orientation, case.partner_orientation], settings.max_test_steps)  # fmt: skip
+    focal = np.zeros(1, dtype=np.int64)
     choose = agent.act if hasattr(agent, "act") else None
     actions: list[int] = []
     partner_states: list[tuple[int, int, int]] = []
     for turn in range(1, settings.max_test_steps + 1):
-        obs = engine.observe(0)
+        obs = engine.observe_dense(focal)[0]
         action = int(choose(obs, 0.0)) if choose else int(np.argmax(agent.q_values(obs)))
         if not 0 <= action < len(Action):
             raise ParameterError(f"act() returned {action}, not an action index 0..{len(Action) - 1}")
         actions.append(action)
-        target = engine.step([action, None], order=[0]).attack_targets[0]
-        row, col = engine.positions[1]
-        partner_states.append((int(row), int(col), int(engine.orientations[1])))
+        engine.begin_turn(order=np.arange(engine.num_agents)[None])  # only the focal acts
+        code = int(engine.act(focal, np.array([action]))[0])
+        engine.end_turn()
+        target = RESOURCES[code].name if code in RESOURCES else None
+        if engine.num_agents > 1:  # the fake partner's state (it never acts), or its empty spot
+            (row, col), facing = engine.positions[0, 1], engine.orientations[0, 1]
+        else:
+            (row, col), facing = partner_cell, case.partner_orientation
+        partner_states.append((int(row), int(col), int(facing)))
         if action == Action.ATTACK and target is not None:
             return MultiStepOutcome(
                 target, RESULT_BY_TARGET[target], turn, tuple(actions), tuple(partner_states)
@@ -277,20 +275,22 @@ def run_multistep_probe(
     suite: ProbeSuite | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> pd.DataFrame:
-    """One row per (agent, partner kind): `first_attack_target` (stag/hare/none), `result` (1.0 stag,
-    0.0 hare, 0.5 no attack) and `turn_of_first_attack` (1-based; `max_test_steps` when none).
-    Columns: `MULTISTEP_COLUMNS`, then `agent_kind`, `partner_relation` and any `extra` constants."""
+    """One row per (agent, staging, partner kind): `first_attack_target` (stag/hare/none), `result` (1.0
+    stag, 0.0 hare, 0.5 no attack) and `turn_of_first_attack` (1-based; `max_test_steps` when none).
+    Columns: `MULTISTEP_COLUMNS`, then `agent_kind`, `partner_relation`, `stag_action`, `partner_side`,
+    `agent_can_hunt` and any `extra` constants."""
     suite = suite or load_probe_suite()
-    kinds = _kinds(agents, population)
+    specs = _specs(agents, population)
     rows: list[dict] = []
-    for agent_id, (agent, kind) in enumerate(zip(agents, kinds, strict=True)):
+    for agent_id, (agent, spec) in enumerate(zip(agents, specs, strict=True)):
         probe_agent = frozen(agent)
-        for partner_kind in suite.settings.partner_kinds:
-            outcome = run_multistep_episode(probe_agent, kind, partner_kind, suite)
-            rows.append({
-                "epoch": epoch, "agent_id": agent_id, "partner_kind": partner_kind,
-                "first_attack_target": outcome.first_attack_target, "result": outcome.result,
-                "turn_of_first_attack": outcome.turn_of_first_attack, "agent_kind": kind,
-                "partner_relation": _relation(kind, partner_kind),
-            })  # fmt: skip
+        for case in suite.multistep_cases:
+            for partner_kind in (k for k in suite.settings.partner_kinds if k in case.partner_kinds):
+                outcome = run_multistep_episode(probe_agent, spec.kind, partner_kind, suite, case)
+                rows.append({
+                    "epoch": epoch, "agent_id": agent_id, "partner_kind": partner_kind,
+                    "first_attack_target": outcome.first_attack_target, "result": outcome.result,
+                    "turn_of_first_attack": outcome.turn_of_first_attack,
+                    **_case_columns(spec, partner_kind, case.stag_action, case.partner_side),
+                })  # fmt: skip
     return _with_extras(rows, MULTISTEP_COLUMNS, extra)

@@ -83,14 +83,39 @@ class AgentSpec:
             raise ParameterError(f"agent kind must be one of {list(AGENT_KINDS)}, got {self.kind!r}")
 
 
-# Condition name -> population. Default population: two of KindA and one of KindB.
+_A, _B = AGENT_KINDS
+# Condition name -> population. Default population: two of KindA and one of KindB. The last three are the
+# controls that separate the kind label from the ability (spec "Counterbalanced probes and controls"):
+# `roles_swapped` (the kinds' roles exchanged: KindA cannot hunt), `kind_shuffled` (two of each kind, the
+# ability independent of the label, so the label tells nothing) and `two_of_each` (not_all_can_hunt with two
+# KindB agents, so the kind channel no longer names one agent's policy).
 PRESET_POPULATIONS: dict[str, tuple[AgentSpec, ...]] = {
-    "all_can_hunt": (AgentSpec("AgentKindA"), AgentSpec("AgentKindA"), AgentSpec("AgentKindB")),
-    "not_all_can_hunt": (
-        AgentSpec("AgentKindA"),
-        AgentSpec("AgentKindA"),
-        AgentSpec("AgentKindB", can_hunt=False),
+    "all_can_hunt": (AgentSpec(_A), AgentSpec(_A), AgentSpec(_B)),
+    "not_all_can_hunt": (AgentSpec(_A), AgentSpec(_A), AgentSpec(_B, can_hunt=False)),
+    "roles_swapped": (AgentSpec(_B), AgentSpec(_B), AgentSpec(_A, can_hunt=False)),
+    "kind_shuffled": (
+        AgentSpec(_A),
+        AgentSpec(_A, can_hunt=False),
+        AgentSpec(_B),
+        AgentSpec(_B, can_hunt=False),
     ),
+    "two_of_each": (
+        AgentSpec(_A),
+        AgentSpec(_A),
+        AgentSpec(_B, can_hunt=False),
+        AgentSpec(_B, can_hunt=False),
+    ),
+}
+# The partner test of each condition: focal agents are the hunters of this kind (None: every hunter), and
+# the effect is P(stag | same-kind partner) - P(stag | other-kind partner). What the effect should be if
+# agents read the ability from the label: positive where the other kind cannot hunt, zero where the label
+# carries no information about the partner's ability.
+PARTNER_TEST_FOCAL_KIND: dict[str, str | None] = {
+    "all_can_hunt": _A,
+    "not_all_can_hunt": _A,
+    "roles_swapped": _B,
+    "kind_shuffled": None,
+    "two_of_each": _A,
 }
 
 # Observation channels of the allocentric crop, in order. Agent channels are kind x orientation.

@@ -1,8 +1,9 @@
 """Many training runs (conditions x seeds) in parallel (`cogames_lib.parallel`): local processes or Dask,
 same results.
 
-Each run is independent and fully determined by (config, seed), so the worker count and the backend
-never change a number. Combined tables (`training_all.csv`, `probe_intention_all.csv`,
+Each run is independent and fully determined by (config, seed), so the worker count, the backend and the
+order runs are started in (seed by seed, every condition of a seed together) never change a number.
+Combined tables (`training_all.csv`, `probe_intention_all.csv`,
 `probe_multistep_all.csv`) are written at the top of `out_dir`, in (condition, seed) order.
 
 `out_dir` follows `cogames_lib.outdir.prepare_out_dir`: with `resume=True` (the default) a folder of an earlier
@@ -101,7 +102,8 @@ def train_many(
     validate_probe_parameters(epochs=epochs, seeds=list(seeds), workers=workers, backend=backend)
     if probe_every < 0:
         raise ParameterError(f"probe_every must be >= 0, got {probe_every}")
-    jobs = [(config, epochs, probe_every, seed, str(out_dir)) for config in configs for seed in seeds]
+    # seed-major: runs finish a seed of every condition at a time, so a study stopped early holds whole seeds
+    jobs = [(config, epochs, probe_every, seed, str(out_dir)) for seed in seeds for config in configs]
     if not jobs:
         raise ParameterError("nothing to run: give at least one condition and one seed")
     # Two runs with the same (condition, seed) share a run folder: they would overwrite each other's files
@@ -151,7 +153,9 @@ def train_many(
         raise
     ran = iter(rows)
     rows = [done[index] if index in done else next(ran) for index in range(len(run_keys))]
-    combine_run_tables(out_dir, run_keys)
+    by_condition = sorted(range(len(run_keys)), key=lambda i: (i % len(configs), i // len(configs)))
+    rows = [rows[index] for index in by_condition]
+    combine_run_tables(out_dir, [run_keys[index] for index in by_condition])
     outdir.record_results(out_dir, unit="training runs", computed=len(jobs), reused=len(done))
     return PROBE_RUNS.frame(rows)
 

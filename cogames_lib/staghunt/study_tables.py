@@ -44,7 +44,11 @@ SCHEMAS: dict[str, tables.TableSchema] = {
     "training": tables.TRAINING,
     "probe_intention": tables.PROBE_INTENTION,
     "probe_multistep": tables.PROBE_MULTISTEP,
+    "acting_partners": tables.ACTING_PARTNERS,
+    "random_policy": tables.RANDOM_POLICY,
 }
+# Tables a study from before the counterbalanced suite does not have (read when present).
+OPTIONAL_TABLES: tuple[str, ...] = ("acting_partners", "random_policy")
 _RUN_FOLDER = re.compile(r"^seed_(\d+)$")
 
 
@@ -58,6 +62,42 @@ class ProbeStudy:
     intention: pd.DataFrame
     multistep: pd.DataFrame
     date: str = field(default="")
+    acting_partners: pd.DataFrame | None = None
+
+    @property
+    def random_policy(self) -> pd.DataFrame:
+        """Random play per condition (`tables.RANDOM_POLICY`), from `random_policy.csv` or, for an older
+        study, from study.json (standard errors NaN where it did not record them)."""
+        path = self.path / "random_policy.csv"
+        if path.is_file():
+            return read_study_table(self.path, "random_policy")
+        scores = self.metadata.get("random_policy") or {}
+        rows = []
+        for condition, rate in self.random_stag_rates.items():
+            score = scores.get(condition, {})
+            rows.append({"condition": condition, "episodes": score.get("episodes", self.metadata.get("random_policy_episodes", 0)),
+                         "stags_per_episode": rate, "stags_standard_error": score.get("stags_standard_error", float("nan")),
+                         "hares_per_episode": score.get("hares_per_episode", float("nan")),
+                         "mean_return": score.get("mean_return", float("nan")),
+                         "return_standard_error": score.get("return_standard_error", float("nan")),
+                         "seed": score.get("seed", 0), "worlds": score.get("worlds", 0)})  # fmt: skip
+        return tables.RANDOM_POLICY.frame(rows)
+
+    @property
+    def preregistration(self) -> pd.DataFrame:
+        """The pre-registered expectation per condition (condition, expected_effect); empty if none."""
+        plan = self.metadata.get("preregistration") or {}
+        expected = plan.get("expected_effect") or {}
+        return pd.DataFrame({"condition": list(expected), "expected_effect": list(expected.values())})
+
+    @property
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """The study's tables keyed by name: what `study_findings.staghunt_findings` takes."""
+        out = {"training": self.training, "probe_intention": self.intention, "probe_multistep": self.multistep,
+               "random_policy": self.random_policy, "preregistration": self.preregistration}  # fmt: skip
+        if self.acting_partners is not None:
+            out["acting_partners"] = self.acting_partners
+        return out
 
     @property
     def seed_count(self) -> int:
@@ -175,7 +215,8 @@ def read_study_table(folder: Path, table: str) -> pd.DataFrame:
         frame, source = pd.concat(frames, ignore_index=True), folder / f"*/seed_*/{table}.csv"
     schema = SCHEMAS[table]
     required = TRAINING_REQUIRED if table == "training" else schema.columns
-    missing = [c for c in (*required, *RUN_KEY) if c not in frame.columns]
+    run_key = () if table == "random_policy" else RUN_KEY
+    missing = [c for c in (*required, *run_key) if c not in frame.columns]
     if missing:
         raise DataFileError(f"{source}: {table} table is missing columns {missing}")
     if table == "training":
@@ -196,6 +237,9 @@ def load_probe_study(path: str | Path) -> ProbeStudy:
     absent = sorted(set(metadata["conditions"]) - set(training["condition"]))
     if absent:
         raise DataFileError(f"{folder / STUDY_FILE}: conditions {absent} have no training rows")
+    acting = (
+        read_study_table(folder, "acting_partners") if (folder / "acting_partners.csv").is_file() else None
+    )
     return ProbeStudy(
         folder,
         metadata,
@@ -203,4 +247,5 @@ def load_probe_study(path: str | Path) -> ProbeStudy:
         read_study_table(folder, "probe_intention"),
         read_study_table(folder, "probe_multistep"),
         date,
+        acting,
     )

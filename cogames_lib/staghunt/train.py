@@ -1,5 +1,6 @@
-"""Training loop: one epoch is one episode; every agent learns from its own experience; probes run on
-frozen copies every `probe_every` epochs (and at epoch 0, before any learning).
+"""Training: one epoch is one episode; every agent learns from its own experience; probes run on frozen
+copies every `probe_every` epochs (and at epoch 0, before any learning). One loop (`training_episodes`)
+steps `TrainConfig.worlds` worlds in lockstep (1 by default, 64 for the study).
 
 Randomness: one `SeedSequence(seed)` is split into independent streams: the world (maps, spawns, turn
 order) and one per agent (network init, exploration, replay sampling). Probes are deterministic and
@@ -15,7 +16,7 @@ epochs, what state, how to load). Every file is written atomically (`cogames_lib
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -26,9 +27,6 @@ import torch
 
 from cogames_lib import io
 from cogames_lib.errors import ParameterError
-from cogames_lib.staghunt.batch_engine import BatchStagHunt
-from cogames_lib.staghunt.batch_learner import BatchedDQN
-from cogames_lib.staghunt.batch_train import batched_episodes
 from cogames_lib.staghunt.checkpoints import (
     DEFAULT_CHECKPOINTS,
     checkpoint_due,
@@ -38,8 +36,7 @@ from cogames_lib.staghunt.checkpoints import (
     save_checkpoint,
     validate_checkpoint_mode,
 )
-from cogames_lib.staghunt.engine import observation_size
-from cogames_lib.staghunt.env import EpisodeRunner
+from cogames_lib.staghunt.engine import StagHuntEngine, observation_size
 from cogames_lib.staghunt.learner import DQNConfig, DQNPopulation
 from cogames_lib.staghunt.probes import (
     ProbeSettings,
@@ -47,7 +44,7 @@ from cogames_lib.staghunt.probes import (
     run_intention_probe,
     run_multistep_probe,
 )
-from cogames_lib.staghunt.rules import PRESET_POPULATIONS, AgentSpec
+from cogames_lib.staghunt.rules import HARE, PRESET_POPULATIONS, STAG, AgentSpec
 from cogames_lib.staghunt.world_config import StagHuntConfig, world_config
 from cogames_lib.tables import TRAINING
 
@@ -72,7 +69,8 @@ class TrainConfig:
     condition: population preset (`all_can_hunt`, `not_all_can_hunt`) unless `population` is given.
     env, learner: world and learner parameters. epsilon_start/epsilon_end/epsilon_decay_epochs: linear
     per-epoch epsilon schedule. probes: probe maps and multi-step staging. checkpoints: none, last,
-    probes or all (`cogames_lib.staghunt.checkpoints`).
+    probes or all (`cogames_lib.staghunt.checkpoints`). worlds: episodes played in lockstep (a different
+    `worlds` is a different, equally valid random stream).
     """
 
     condition: str = "all_can_hunt"
@@ -205,13 +203,8 @@ def train(
         if (probe_every and epoch % probe_every == 0) or (epoch == epochs and (probe_every or run_dir)):
             probe_and_save(epoch)
     bar.close()
-    return TrainResult(learners, _training_frame(training_rows, len(population)), _concat(intention),  # type: ignore[arg-type]
+    return TrainResult(learners, _training_frame(training_rows, len(population)), _concat(intention),
                        _concat(multistep), run_dir)  # fmt: skip
-
-
-def uses_one_world_loop(config: TrainConfig) -> bool:
-    """The first version's loop: one world, turn-start observations, one-step returns."""
-    return config.worlds == 1 and config.env.observation_timing == "turn_start" and config.learner.n_step == 1
 
 
 def probe_settings_for(config: TrainConfig) -> ProbeSettings:
@@ -224,58 +217,105 @@ def probe_settings_for(config: TrainConfig) -> ProbeSettings:
 
 def _trainer(
     config: TrainConfig, epochs: int, world_seed: np.random.SeedSequence, seeds: list[int]
-) -> tuple[DQNPopulation | BatchedDQN, Iterator[dict]]:
-    """The learners and the iterator of training rows (one per epoch) of the loop `config` asks for."""
+) -> tuple[DQNPopulation, Iterator[dict]]:
+    """The learners and the iterator of training rows (one per epoch)."""
     population = config.agents
-    size = observation_size(config.env.view_radius, config.env.position_embedding)
-    if uses_one_world_loop(config):
-        learners = DQNPopulation(len(population), size, config.learner, seeds)
-        runner = EpisodeRunner(population, config.env)
-        world_rng = np.random.default_rng(world_seed)
-        rows = (
-            _run_epoch(runner, learners, world_rng, config.epsilon(epoch), epoch)
-            for epoch in range(1, epochs + 1)
-        )
-        return learners, rows
-    engine = BatchStagHunt(population, config.env, config.worlds, world_seed)
-    width = engine.observe().indices.shape[1]
+    engine = StagHuntEngine(population, config.env, config.worlds, world_seed)
     table = engine.position_table if config.env.position_embedding else None
-    batched = BatchedDQN(len(population), size, width, config.worlds, table, config.learner, seeds)
+    learners = DQNPopulation(len(population), engine.size, config.learner, seeds, table)
     bootstrap = config.env.episode_length == "fixed"  # a random length is an end the agent cannot see coming
-    return batched, batched_episodes(engine, batched, epochs, config.epsilon, bootstrap)
+    return learners, training_episodes(engine, learners, epochs, config.epsilon, bootstrap)
 
 
-def _run_epoch(
-    runner: EpisodeRunner, learners: DQNPopulation, rng: np.random.Generator, epsilon: float, epoch: int
-) -> dict:
-    started = time.perf_counter()
-    observations = runner.reset(rng)
-    returns = np.zeros(learners.num_agents)
-    kills = {"stag": 0, "hare": 0}
-    updates_before = learners.updates_done
-    losses = []
-    done = False
-    while not done:
-        actions = learners.act_all(observations, epsilon)
-        next_observations, result, done = runner.step(actions)
-        updates = learners.updates_done
-        # Episodes end by a time limit, not a terminal state: bootstrap through it (done=False).
-        learners.observe_all(observations, actions, result.rewards, next_observations, False)
-        if learners.updates_done != updates:
-            losses.append(learners.last_loss)
-        returns += result.rewards
-        for name in kills:
-            kills[name] += result.kills[name]
-        observations = next_observations
-    row = {
-        "epoch": epoch, "epsilon": epsilon, "mean_return": float(returns.mean()),
-        "stags_killed": kills["stag"], "hares_killed": kills["hare"],
-        "updates": learners.updates_done - updates_before,
-        "mean_loss": float(np.mean(losses)) if losses else float("nan"),
-        "seconds": time.perf_counter() - started,
-    }  # fmt: skip
-    row.update({f"return_agent_{i}": float(value) for i, value in enumerate(returns)})
-    return row
+def training_episodes(
+    engine: StagHuntEngine,
+    learner: DQNPopulation,
+    epochs: int,
+    epsilon: Callable[[np.ndarray], np.ndarray],
+    bootstrap_at_end: bool,
+) -> Iterator[dict]:
+    """The one episode loop: `engine.batch` worlds in lockstep, played and learned from until `epochs`
+    episodes have finished; yields their training rows in finishing order.
+
+    Worlds restart as soon as their episode ends, until `epochs` episodes have started; epochs are numbered
+    in the order episodes finish (ties by world index), and each episode plays with the epsilon of the
+    epoch number it had when it started. With `before_act` observations each turn slot observes and acts
+    on its own (the next agent sees the moves before it); otherwise one forward covers every agent."""
+    worlds, agents = engine.batch, engine.num_agents
+    collector = learner.collect(worlds, engine.observe(np.zeros(worlds, dtype=np.int64)).indices.shape[1])
+    rows_of = np.arange(worlds)
+    started = min(worlds, epochs)
+    live = np.zeros(worlds, dtype=bool)
+    live[:started] = True
+    engine.reset_worlds(rows_of)
+    start_epoch = np.arange(1, worlds + 1)
+    returns = np.zeros((worlds, agents))
+    kills = np.zeros((worlds, 2), dtype=np.int64)
+    finished = 0
+    updates_since, losses_since, clock = 0, [], time.perf_counter()
+    observations = np.zeros((worlds, agents, 0), dtype=np.int32)
+    cells = np.zeros((worlds, agents), dtype=np.int64)
+    while finished < epochs:
+        world_epsilon = epsilon(start_epoch)
+        order = engine.begin_turn()
+        actions = np.zeros((worlds, agents), dtype=np.int64)
+        if engine.before_act:
+            for slot in range(agents):
+                acting = order[:, slot]
+                seen = engine.observe(acting)
+                if observations.shape[2] != seen.indices.shape[1]:
+                    observations = np.zeros((worlds, agents, seen.indices.shape[1]), dtype=np.int32)
+                observations[rows_of, acting], cells[rows_of, acting] = seen.indices, seen.cells
+                actions[rows_of, acting] = learner.act_rows(seen, acting, world_epsilon)
+                engine.act(acting, actions[rows_of, acting])
+        else:
+            seen = engine.observe()
+            every_agent = np.tile(np.arange(agents), worlds)
+            actions = learner.act_rows(seen, every_agent, np.repeat(world_epsilon, agents)).reshape(
+                worlds, agents
+            )
+            observations = seen.indices.reshape(worlds, agents, -1)
+            cells = seen.cells.reshape(worlds, agents)
+            for slot in range(agents):
+                engine.act(order[:, slot], actions[rows_of, order[:, slot]])
+        learner.store(collector.record(observations, cells, actions, live))
+        ended = engine.end_turn()
+        collector.add_rewards(engine.rewards, live)
+        returns += engine.rewards
+        kills[:, 0] += engine.kills[:, STAG.code]
+        kills[:, 1] += engine.kills[:, HARE.code]
+        ended_live = ended[live[ended]]
+        if len(ended_live):
+            final = engine.observe(np.tile(np.arange(agents), len(ended_live)), np.repeat(ended_live, agents))
+            learner.store(collector.finish(ended_live, _per_world(final.indices, agents),
+                                                   final.cells.reshape(-1, agents), bootstrap_at_end))  # fmt: skip
+        losses = learner.train_step(int(live.sum()))
+        updates_since += len(losses)
+        losses_since += losses
+        for world in ended_live:
+            finished += 1
+            now = time.perf_counter()
+            row = {"epoch": finished, "epsilon": float(world_epsilon[world]),
+                   "mean_return": float(returns[world].mean()), "stags_killed": int(kills[world, 0]),
+                   "hares_killed": int(kills[world, 1]), "updates": updates_since,
+                   "mean_loss": float(np.mean(losses_since)) if losses_since else float("nan"),
+                   "seconds": now - clock}  # fmt: skip
+            row.update({f"return_agent_{i}": float(value) for i, value in enumerate(returns[world])})
+            updates_since, losses_since, clock = 0, [], now
+            yield row
+            if finished >= epochs:
+                return
+        if len(ended):
+            returns[ended], kills[ended] = 0.0, 0
+            restart = ended_live[: max(0, epochs - started)]
+            live[np.setdiff1d(ended, restart)] = False
+            start_epoch[restart] = started + 1 + np.arange(len(restart))
+            started += len(restart)
+            engine.reset_worlds(ended)
+
+
+def _per_world(indices: np.ndarray, agents: int) -> np.ndarray:
+    return indices.reshape(-1, agents, indices.shape[1])
 
 
 def _training_frame(rows: list[dict], num_agents: int) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """World parameters of the stag hunt (pure data, no gymnasium): one frozen config and the named worlds.
 
 `StagHuntConfig` holds every option of the world; `WORLD_PRESETS` names the two worlds we ship:
-`default` (the project's world, unchanged since the first version) and `sorrel_e3` (the settings of
+`default` (the project's world) and `sorrel_e3` (the settings of
 sorrel's E3 studies, see `docs/staghunt_world.md` for the row-by-row comparison). The option values are
 small string vocabularies checked here, so a typo fails when the config is built, not mid-run.
 """
@@ -64,8 +64,9 @@ class StagHuntConfig:
     wounded_stag_channel: bool = True
 
     def __post_init__(self) -> None:
-        if self.max_turns < 1:
-            raise ParameterError(f"max_turns must be >= 1, got {self.max_turns}")
+        for name in ("max_turns", "attack_range", "view_radius"):
+            if getattr(self, name) < 1:
+                raise ParameterError(f"StagHuntConfig.{name} must be >= 1, got {getattr(self, name)}")
         for name, allowed in (
             ("attack_shape", ATTACK_SHAPES),
             ("observation_timing", OBSERVATION_TIMINGS),

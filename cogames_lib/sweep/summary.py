@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from cogames_lib.errors import ParameterError
+from cogames_lib.finding import interval_text
 from cogames_lib.outcomes import CompletionStatus
 from cogames_lib.tables import SWEEP_SUMMARY
 
@@ -44,11 +45,11 @@ def summarise(episodes: pd.DataFrame, by: tuple[str, ...] | list[str] = SUMMARY_
 
 
 def pass_rate_grid(episodes: pd.DataFrame, policy: str) -> pd.DataFrame:
-    """For one policy: diagnostics as rows, agent counts as columns, cells "rate [low, high] n=N"."""
+    """For one policy: diagnostics as rows, agent counts as columns, cells "rate [low, high] (n = N)"."""
     part = episodes[episodes["policy"].astype(str) == policy]
     table = summarise(part, ("diagnostic", "num_agents"))
     table["cell"] = [
-        f"{rate:.2f} [{low:.2f},{high:.2f}] n={n}"
+        interval_text(rate, low, high, n)
         for rate, low, high, n in zip(
             table["rate"], table["ci_low"], table["ci_high"], table["n"], strict=True
         )
