@@ -1,32 +1,46 @@
-"""Hard-tier maps: drawn from the episode seed, kept only when the oracle certifies them.
+"""Hard-tier maps: drawn from the episode seed for a target difficulty, kept only when the oracle certifies them.
 
 `certified_map(diagnostic, seed, num_agents)` draws a map from `stable_hash("hard-map", name, seed,
-num_agents, draw)` for draw = 0, 1, ...: the base map is mirrored at random, station-free rows and columns
-are copied in (larger rooms, longer corridors, targets pushed out of view), wall baffles are added. A draw
-is accepted when (1) the view conditions of its parameter row hold for the episode's spawns, (2) the
-oracle's lower bound on steps for those spawns is finite (what the episode needs is reachable) and at most
-`CERTIFY_SHARE` x max_steps, and (3) for search diagnostics, an 11-wide sweep of every open cell plus that
-bound fits in max_steps. A rejected draw is drawn again from the next derived seed, at most `MAX_DRAWS`
-times, each time with 1/16 less stretch, so the last draw adds no rows or columns (mirror and baffles only).
-That fallback exists because a seed's spawns can defeat every stretched draw (measured: `memory_hard`, whose
-chest must stay in view, failed 1 of 300 unseen seeds in the first 8 draws); a seed with no accepted draw
-still raises `MapError`.
+num_agents, draw)` for draw = 0, 1, ...:
+
+1. the draw picks a target share of the budget from its row's `share_band` (the difficulty it aims at) and a
+   row weight (how much of the growth goes into rows rather than columns: tall, wide or square maps);
+2. the base map is mirrored at random, then grown in stages (`hard_layout.grow`): after each stage the map
+   is dressed (wall baffles, extra chargers, distractor stations, from one rng per draw) and the oracle's
+   bound for the episode's spawns is computed; the next stage grows the map by about the factor still
+   missing to the target (damped by `GROWTH_DAMPING`), until the bound reaches the target, exceeds
+   `CERTIFY_SHARE` x max_steps, or the map reaches the row's `max_side`;
+3. the last stage that passed certification is the draw's map: (a) the row's view conditions hold for the
+   episode's spawns, (b) the bound is finite (what the episode needs is reachable) and at most
+   `CERTIFY_SHARE` x max_steps, and (c) the bound plus an outward sweep of the open cells closer to the
+   spawns than what must be found (`search_sweep`) fits in max_steps: for search diagnostics the target,
+   for the others every needed station kind no agent sees at the start (one agent searching, even in a team). Growth turns many diagnostics into searches (a station pushed out of view), and a
+   search needs time an oracle's full-knowledge bound does not count. The rule binds only where the draw's
+   first stage (the base layout) meets it: a base whose route reveals its targets as it goes (radial's
+   arms) was never a sweep of every open cell and is not judged as one; a search diagnostic whose base
+   misses it keeps the base's size (mirror and dressing only).
+A draw with no certified stage is drawn again from the next derived seed, at most `MAX_DRAWS` times; a seed
+with no accepted draw raises `MapError`.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from cogames_lib.cvc.maps import SPAWN, WALKABLE, GridMap
+from cogames_lib.cvc.maps import SPAWN, GridMap
 from cogames_lib.cvc.observation import VIEW_RADIUS, VIEW_SIZE
 from cogames_lib.cvc.world import World
+from cogames_lib.diagnostics import hard_layout
 from cogames_lib.diagnostics.hard_parameters import HardParameters
 from cogames_lib.diagnostics.oracle_bound import world_bound
+from cogames_lib.diagnostics.oracle_geometry import UNREACHABLE, Geometry
 from cogames_lib.diagnostics.shipped_maps import shipped_map
+from cogames_lib.diagnostics.variants import required_objects
 from cogames_lib.errors import MapError
 from cogames_lib.seeding import stable_hash
 
@@ -34,82 +48,25 @@ if TYPE_CHECKING:
     from cogames_lib.diagnostics.catalogue import Diagnostic
 
 CERTIFY_SHARE = 0.8
-MAX_DRAWS = 17  # stretch 1 - draw/16: draws 0..7 as first shipped, then down to no stretch at all
-_MOVABLE = frozenset({"empty", "wall"})  # a row or column of only these may be copied
+MAX_DRAWS = 12
+MAX_STAGES = 8  # growth stages per draw (each one bound evaluation)
+GROWTH_DAMPING = 0.75  # grow by this share of the factor still missing: overshooting past 0.8 wastes a stage
+MIN_GROWTH, MAX_GROWTH = 0.08, 0.6  # a stage grows each side by at least / at most this factor
+DISTRACTORS_AT_MOST = 4
+SEARCH_EFFICIENCY = (
+    0.35  # a searching agent's lanes overlap and double back: count the sweep at this share of the ideal rate
+)
 
 
 @dataclass(frozen=True)
 class Certificate:
-    """A certified hard map and the evidence: the bound, the draw that passed, the open-cell sweep."""
+    """A certified hard map and the evidence: the bound, the draw that passed, the search sweep, the target."""
 
     grid_map: GridMap
     bound: int
     draw: int
     sweep_steps: int
-
-
-def _copyable(line: tuple[str, ...]) -> bool:
-    return set(line) <= _MOVABLE and "empty" in line
-
-
-def _stretch_rows(cells: list[list[str]], count: int, rng: random.Random) -> list[list[str]]:
-    for _ in range(count):
-        candidates = [r for r in range(1, len(cells) - 1) if _copyable(tuple(cells[r]))]
-        if not candidates:
-            break
-        row = rng.choice(candidates)
-        cells.insert(row, list(cells[row]))
-    return cells
-
-
-def _transpose(cells: list[list[str]]) -> list[list[str]]:
-    return [list(column) for column in zip(*cells, strict=True)]
-
-
-def _add_baffle(cells: list[list[str]], rng: random.Random) -> None:
-    """Wall off the longest open vertical run of a random open column, except one end cell (the gap)."""
-    height, width = len(cells), len(cells[0])
-    columns = [c for c in range(2, width - 2) if _copyable(tuple(cells[r][c] for r in range(height)))]
-    rng.shuffle(columns)
-    for column in columns[:4]:
-        runs, start = [], None
-        for r in range(height + 1):
-            open_cell = r < height and cells[r][column] == "empty"
-            if open_cell and start is None:
-                start = r
-            elif not open_cell and start is not None:
-                runs.append((start, r))
-                start = None
-        runs = [run for run in runs if run[1] - run[0] >= 4]
-        if runs:
-            top, bottom = max(runs, key=lambda run: run[1] - run[0])
-            gap = top if rng.random() < 0.5 else bottom - 1
-            for r in range(top, bottom):
-                if r != gap:
-                    cells[r][column] = "wall"
-            return
-
-
-def draw_map(
-    base: GridMap, parameters: HardParameters, rng: random.Random, scale: float, name: str
-) -> GridMap:
-    """One draw: mirrored, stretched and baffled base map (no certification)."""
-    cells = [list(row) for row in base.cells]
-    if rng.random() < 0.5:
-        cells = [row[::-1] for row in cells]
-    if rng.random() < 0.5:
-        cells = cells[::-1]
-    extra_rows = round(parameters.extra_rows * scale)
-    extra_cols = round(parameters.extra_cols * scale)
-    cells = _stretch_rows(cells, rng.randint(math.ceil(extra_rows / 2), extra_rows), rng)
-    cells = _transpose(
-        _stretch_rows(_transpose(cells), rng.randint(math.ceil(extra_cols / 2), extra_cols), rng)
-    )
-    for _ in range(round(parameters.baffles * scale)):
-        _add_baffle(cells, rng)
-    frozen = tuple(tuple(row) for row in cells)
-    spawns = tuple((r, c) for r, row in enumerate(frozen) for c, obj in enumerate(row) if obj == SPAWN)
-    return GridMap(name=name, source=f"<{name}>", cells=frozen, spawns=spawns, map_type=base.map_type)
+    target_share: float = 0.0
 
 
 def _views_hold(grid_map: GridMap, parameters: HardParameters, spawns: list[tuple[int, int]]) -> bool:
@@ -124,10 +81,39 @@ def _views_hold(grid_map: GridMap, parameters: HardParameters, spawns: list[tupl
     return True
 
 
-def open_cell_sweep(grid_map: GridMap) -> int:
-    """Steps an 11-wide view needs, at least, to pass over every open cell once (open cells / 11)."""
-    open_cells = sum(name in WALKABLE for row in grid_map.cells for name in row)
-    return math.ceil(open_cells / VIEW_SIZE)
+def search_sweep(geometry: Geometry, targets: Iterable[str], searchers: int = 1) -> int:
+    """Steps an 11-wide view needs to pass over every reachable open cell that is no farther from the
+    spawns (in moves) than the farthest of the `targets` kinds (each at its nearest station): what a search
+    that widens outwards covers before it has found them all, at `SEARCH_EFFICIENCY` of the ideal rate,
+    shared by `searchers` agents. 0 without targets."""
+    from_spawns = geometry.bfs([a.position for a in geometry.world.agents])
+    reaches = [
+        min((from_spawns[c] for c in geometry.approach_cells(stations)), default=UNREACHABLE)
+        for stations in (geometry.stations_by_kind.get(kind, ()) for kind in targets)
+        if stations
+    ]
+    if not reaches:
+        return 0
+    reach = max(reaches)
+    closer = sum(1 for steps in from_spawns if steps <= reach)
+    return math.ceil(closer / VIEW_SIZE / SEARCH_EFFICIENCY / searchers)
+
+
+def _unseen_needs(diagnostic: Diagnostic, grid_map: GridMap, world: World) -> list[str]:
+    """The station kinds the episode needs (`variants.required_objects`, chargers aside) of which no
+    station is in view of any agent at the start."""
+    needed = required_objects(diagnostic.env_config(world.num_agents), world.num_agents)
+    spawns = [(a.row, a.col) for a in world.agents]
+    return [
+        kind
+        for kind in needed
+        if kind != "charger"
+        and not any(
+            abs(r - tr) <= VIEW_RADIUS and abs(c - tc) <= VIEW_RADIUS
+            for r, c in spawns
+            for tr, tc in grid_map.positions_of(kind)
+        )
+    ]
 
 
 def certified_map(diagnostic: Diagnostic, seed: int, num_agents: int) -> Certificate:
@@ -149,24 +135,99 @@ class _HardRecord:
     record: Diagnostic = field(hash=False, compare=False)
 
 
+def _dress(cells: hard_layout.Cells, parameters: HardParameters, rng: random.Random) -> hard_layout.Cells:
+    """A copy of `cells` with the draw's baffles, extra chargers and distractor stations."""
+    dressed = [list(row) for row in cells]
+    for _ in range(parameters.baffles):
+        hard_layout.add_baffle(dressed, rng)
+    names = ["charger"] * rng.randint(0, parameters.chargers)
+    if parameters.distractors:
+        names += [rng.choice(parameters.distractors) for _ in range(rng.randint(0, DISTRACTORS_AT_MOST))]
+    hard_layout.scatter(dressed, names, rng)
+    return dressed
+
+
+def _grid_map(cells: hard_layout.Cells, base: GridMap, name: str) -> GridMap:
+    frozen = tuple(tuple(row) for row in cells)
+    spawns = tuple((r, c) for r, row in enumerate(frozen) for c, obj in enumerate(row) if obj == SPAWN)
+    return GridMap(name=name, source=f"<{name}>", cells=frozen, spawns=spawns, map_type=base.map_type)
+
+
+def _stage(diagnostic: Diagnostic, grid_map: GridMap, seed: int, num_agents: int) -> tuple[int, int, bool]:
+    """(bound, search sweep, view conditions hold) of one candidate map for the episode's spawns. The sweep
+    covers the search diagnostics' targets; elsewhere whatever the episode needs and no agent sees at the
+    start. One agent searches: a team that splits the search well only gains margin."""
+    parameters = diagnostic.hard
+    assert parameters is not None
+    world = World(grid_map, num_agents, diagnostic.env_config(num_agents))
+    world.reset(seed)  # the env resets with the same seed, so these are the episode's spawns
+    if not _views_hold(grid_map, parameters, [(a.row, a.col) for a in world.agents]):
+        return UNREACHABLE, 0, False
+    geometry = Geometry(world)
+    bound = world_bound(world, geometry)
+    if parameters.search:
+        sweep = search_sweep(geometry, parameters.out_of_view)
+    else:
+        sweep = search_sweep(geometry, _unseen_needs(diagnostic, grid_map, world))
+    return bound, sweep, True
+
+
+def draw_hard_map(diagnostic: Diagnostic, seed: int, num_agents: int, draw: int) -> Certificate | None:
+    """One draw (see the module docstring): its certified map, or None when no stage passed."""
+    parameters = diagnostic.hard
+    assert parameters is not None, "draw_hard_map is for hard-tier records"
+    budget = diagnostic.max_steps
+    rng = random.Random(stable_hash("hard-map", diagnostic.name, seed, num_agents, draw))
+    target = rng.uniform(*parameters.share_band)
+    row_weight = rng.uniform(0.15, 0.85)
+    dress_seed = rng.getrandbits(64)
+    base = shipped_map(diagnostic.map_file)
+    cells = hard_layout.mirror([list(row) for row in base.cells], rng)
+    name = f"{diagnostic.map_name}_hard_s{seed}_d{draw}"
+    best: Certificate | None = None
+    enforce: bool | None = None  # the sweep rule binds where the base layout meets it (see the docstring)
+    base_only = False
+    good = cells  # the last certified stage's cells (growth restarts from them after an overshoot)
+    scale = 1.0
+    for _ in range(MAX_STAGES):
+        grid_map = _grid_map(_dress(cells, parameters, random.Random(dress_seed)), base, name)
+        bound, sweep, views = _stage(diagnostic, grid_map, seed, num_agents)
+        if enforce is None and views:
+            enforce = bound + sweep <= budget
+            base_only = parameters.search and not enforce  # a search is never made larger than the base's
+        sweep = sweep if enforce else 0
+        if views and bound <= CERTIFY_SHARE * budget and bound + sweep <= budget:
+            best, good = Certificate(grid_map, bound, draw, sweep, target), cells
+            if bound >= target * budget or base_only:
+                break
+            missing = target * budget / max(1, bound) - 1
+        elif best is None and views and bound < UNREACHABLE:
+            break  # the base itself is over budget: growing only makes it worse
+        elif best is None and not views:
+            missing = 0.25  # the base's spawns see what they should not: grow and look again
+        else:
+            # Overshot (over budget, a cut-off target, a view condition broken): grow less from the last
+            # certified stage.
+            scale /= 2
+            cells = good
+            missing = target * budget / max(1, best.bound if best else 1) - 1
+        height, width = len(cells), len(cells[0])
+        factor = scale * min(MAX_GROWTH, max(MIN_GROWTH, GROWTH_DAMPING * missing))
+        rows = min(round(factor * height * 2 * row_weight), parameters.max_side - height)
+        cols = min(round(factor * width * 2 * (1 - row_weight)), parameters.max_side - width)
+        if rows <= 0 and cols <= 0:
+            break
+        cells = hard_layout.grow(cells, max(0, rows), max(0, cols), rng, parameters.in_view)
+    return best
+
+
 @lru_cache(maxsize=512)
 def _certified(key: _HardRecord, seed: int, num_agents: int) -> Certificate:
     diagnostic = key.record
-    parameters = diagnostic.hard
-    assert parameters is not None, "certified_map is for hard-tier records"
-    base = shipped_map(diagnostic.map_file)
     for draw in range(MAX_DRAWS):
-        rng = random.Random(stable_hash("hard-map", diagnostic.name, seed, num_agents, draw))
-        name = f"{diagnostic.map_name}_hard_s{seed}_d{draw}"
-        grid_map = draw_map(base, parameters, rng, 1.0 - draw / 16, name)
-        world = World(grid_map, num_agents, diagnostic.env_config(num_agents))
-        world.reset(seed)  # the env resets with the same seed, so these are the episode's spawns
-        if not _views_hold(grid_map, parameters, [(a.row, a.col) for a in world.agents]):
-            continue
-        bound = world_bound(world)
-        sweep = open_cell_sweep(grid_map) if parameters.search else 0
-        if bound <= CERTIFY_SHARE * diagnostic.max_steps and bound + sweep <= diagnostic.max_steps:
-            return Certificate(grid_map, bound, draw, sweep)
+        certificate = draw_hard_map(diagnostic, seed, num_agents, draw)
+        if certificate is not None:
+            return certificate
     raise MapError(
         f"{diagnostic.name}: no certified hard map for seed {seed} and {num_agents} agent(s) in {MAX_DRAWS} draws"
     )

@@ -59,7 +59,8 @@ def run_episode(
     (`Diagnostic.variant(map=...)`). Returns a dict: policy, diagnostic (the record's name: `<base>_hard`,
     `<base>@<map>` for variants), tier, num_agents, episode_seed, status, success, reward (the episode
     return summed over agents: 1.0 or 0.0), steps, max_steps, error ("" unless RUN_ERROR), duration_s,
-    and `trace` (a dict of equal-length columns, see TRACE_COLUMNS) when `record_trace` is true.
+    `bound` (hard tier only: the oracle's lower bound on steps of the episode's certified map), and `trace`
+    (a dict of equal-length columns, see TRACE_COLUMNS) when `record_trace` is true.
     The built-in `oracle` (a reference ceiling) gets the engine state through `attach_world(world)`; no other
     policy does, whatever methods it has.
     Agent i's policy is reset with `agent_seed(seed, i)`. `on_frame(step, text)`, when given, receives
@@ -126,9 +127,23 @@ def run_episode(
         "error": error,
         "duration_s": time.perf_counter() - started,
     }
+    if record.hard is not None:
+        result["bound"] = hard_bound(record, num_agents, seed)
     if trace is not None:
         result["trace"] = trace
     return result
+
+
+def hard_bound(record: Any, num_agents: int, seed: int) -> int | None:
+    """The oracle's lower bound of a hard episode's certified map (cached with the map; None when the map
+    could not be drawn, an episode the sweep reports as RUN_ERROR)."""
+    from cogames_lib.diagnostics.hard_maps import certified_map
+    from cogames_lib.errors import MapError
+
+    try:
+        return certified_map(record, seed, num_agents).bound
+    except MapError:
+        return None
 
 
 def _is_oracle(spec: Any) -> bool:

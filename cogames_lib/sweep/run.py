@@ -19,7 +19,7 @@ import pandas as pd
 from cogames_lib import __version__, io, outdir
 from cogames_lib.outcomes import STATUS_ORDER
 from cogames_lib.parallel import FanOut
-from cogames_lib.sweep import store
+from cogames_lib.sweep import instances, store
 from cogames_lib.sweep.runner import (
     WORKER_PRELOAD,
     Chunk,
@@ -79,12 +79,14 @@ def _parameters(plan: SweepPlan, record_traces: bool) -> dict[str, Any]:
     }
 
 
-def _write_chunk(plan: SweepPlan, chunk: Chunk, results: list[dict[str, Any]]) -> None:
+def _write_chunk(plan: SweepPlan, chunk: Chunk, results: list[dict[str, Any]]) -> list[list[Any]]:
+    """Write one chunk's episodes (and traces); return its hard instances (`instances.instance_rows`)."""
     rows = [{**result, "sweep_id": plan.sweep_id} for result in results]
     keys = [tuple(row[column] for column in store.EPISODE_KEY) for row in rows]
     name = store.part_name(keys)
     traces = chunk_traces(results, [row["seed"] for row in rows]) if chunk.record_traces else None
     store.write_chunk(plan.out_dir, name, store.episode_frame(rows), traces)
+    return instances.instance_rows(results, [row["seed"] for row in rows])
 
 
 def order_episodes(
@@ -150,7 +152,8 @@ def run_sweep(
     Returns the `episodes` table of the requested grid (see store.EPISODE_COLUMNS); `df.attrs` holds
     `skipped_cells` (policy, diagnostic, num_agents of every cell the diagnostic does not allow),
     `skipped_count`, `ran` (episodes run by this call), `resumed` (episodes found on disk) and `reuse` (that
-    in words, with when the resumed episodes were computed: `outdir.reuse_summary`).
+    in words, with when the resumed episodes were computed: `outdir.reuse_summary`). The manifest records
+    every hard episode's bound / budget share (`instances.instances_frame(out_dir)`).
     """
     plan = validate_sweep_parameters(
         policies, diagnostics, agent_counts, seeds, workers, backend, scheduler, out_dir, sweep_seed
@@ -195,13 +198,17 @@ def run_sweep(
         ) as fan:
             finished = fan.map(run_chunk, chunks, advance=lambda chunk, results: len(results))
             for chunk, results in zip(chunks, finished, strict=True):
-                _write_chunk(plan, chunk, results)
+                # after each chunk, so a killed sweep keeps the shares of every episode it kept
+                instances.record_instances(plan.out_dir, _write_chunk(plan, chunk, results))
     except BaseException:
         # a run that wrote no episode (e.g. a wrong scheduler address) leaves no folder behind
         if new_folder and not _any_episode(plan.out_dir):
             outdir.discard_out_dir(plan.out_dir, existed)
         raise
     table = _collect(plan, tasks)
+    instances.record_instances(
+        plan.out_dir, instances.missing_rows(table, instances.instances_frame(plan.out_dir))
+    )
     io.write_parquet(plan.out_dir / store.TABLE, table)
     outdir.record_results(plan.out_dir, unit="episodes", computed=len(todo), reused=len(tasks) - len(todo))
     table.attrs.update(

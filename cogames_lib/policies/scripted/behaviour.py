@@ -29,7 +29,8 @@ from cogames_lib.policies.scripted.assembler import (
     vibe_action,
 )
 from cogames_lib.policies.scripted.energy import THRIFTY_BELOW, EnergyPlanning
-from cogames_lib.policies.scripted.frontier import own_sector
+from cogames_lib.policies.scripted.frontier import direction_of, own_sector
+from cogames_lib.policies.scripted.memory import ORIGIN
 from cogames_lib.policies.scripted.navigation import Navigator
 from cogames_lib.policies.scripted.planning import Cell, move_action
 from cogames_lib.policies.scripted.skills import HEART_RECIPE, Skills, role_resources
@@ -39,6 +40,7 @@ RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
+FAR_SOURCE = 30  # Manhattan distance from the spawn beyond which a source is split by sector (`_duty`)
 
 
 class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
@@ -54,6 +56,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.nav = Navigator(self.skills, self.rng)
         self.nav.sector = own_sector(agent_id, num_agents)
         self.role = role_resources(agent_id, num_agents)
+        self.claimed: list[str] = []  # far resources found in my sector that I fetch (`_duty`)
         self.self_sufficient = False
         self.chorus_size = num_agents if self.skills.chorus else 1
         self.energy_limited = False
@@ -126,8 +129,40 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
 
     # -- needs and sources -------------------------------------------------------------------------
     def _missing(self) -> list[str]:
-        wanted = rules.RESOURCES if self.self_sufficient else self.role
+        wanted = rules.RESOURCES if self.self_sufficient else self._duty()
         return [r for r in wanted if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]]
+
+    def _duty(self) -> tuple[str, ...]:
+        """My share of the recipe in a team: my role's resources, traded for far sources in my sector.
+
+        A source farther than `FAR_SOURCE` from the spawn lies in one teammate's sector (see
+        `frontier.own_sector`; teammates that spawn together agree on the directions): its owner fetches
+        it, so I take the far sources I see in my own sector (up to my role's size) and leave my role's
+        resources whose only known far sources lie in a teammate's sector. Near sources stay with the
+        roles. With the quota filled by my sector, unknown role resources are a teammate's to find."""
+        if self.num_agents <= 1 or not self.role:
+            return self.role
+        memory, sector = self.nav.memory, self.nav.sector
+        quota = len(self.role)
+        theirs: set[str] = set()
+        for resource in rules.RESOURCES:
+            if resource in self.claimed:
+                continue
+            if any(memory.stock[c] > 0 for c in memory.known(f"chest_{resource}")):
+                continue  # a stocked chest gives the whole stock at once: the roles split those
+            sources = memory.known(f"{resource}_extractor")
+            far = [c for c in sources if abs(c[0] - ORIGIN) + abs(c[1] - ORIGIN) > FAR_SOURCE]
+            if not far or len(far) < len(sources):
+                continue
+            if not any(direction_of(c, (ORIGIN, ORIGIN)) in sector for c in far):
+                theirs.add(resource)
+            elif len(self.claimed) < quota and self.items[RESOURCE_SLOTS[resource]] < HEART_RECIPE[resource]:
+                self.claimed.append(resource)  # kept once fetched: the quota counts what I brought
+        duty = list(self.claimed)
+        for resource in self.role:
+            if len(duty) < quota and resource not in duty and resource not in theirs:
+                duty.append(resource)
+        return tuple(r for r in rules.RESOURCES if r in duty)
 
     def _sources_known(self, resource: str) -> bool:
         """A source of `resource` that can still give it is known. A chest seen empty or an extractor

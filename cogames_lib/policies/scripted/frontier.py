@@ -1,18 +1,20 @@
 """Frontier exploration: which unknown cell to walk to next, and the way there.
 
 A frontier cell is an unknown cell next to a known-empty cell the agent can reach over known-empty
-cells (an area glimpsed through a wall is no frontier until a known way leads there). The agent walks
-to the frontier cell of least cost
+cells (an area glimpsed through a wall is no frontier until a known way leads there). The agent walks to
+the frontier cell of most expected information per step:
 
-    cost = path length from the agent + ORIGIN_WEIGHT x min(Manhattan distance from the spawn, ORIGIN_REACH)
-           + SECTOR_PENALTY if the cell lies outside the agent's own sector,
+    score = gain / (path length + TRAVEL_OVERHEAD + ORIGIN_WEIGHT x min(distance from the spawn, ORIGIN_REACH)
+                   + SECTOR_PENALTY if the cell lies in a teammate's sector)
 
-so the known area grows outwards from the spawn: a pocket next to the spawn is searched before a far
-corner (a station just outside the first view is found early, and an agent never leaves one behind on
-its way out), while in a corridor the cell straight ahead always stays cheapest, so a corridor is walked
-to its end once instead of being revisited (a depth-first tour, within a factor of two of the shortest
-walk that sees every corridor). Ties go to the cell with the most unknown cells around it, then to the
-first in row-major order: the choice is deterministic.
+where gain counts the unknown cells of the 11 x 11 view centred on that cell (what standing there would
+reveal; outside the known box everything is unknown). So a large unseen room a few steps further beats the
+strip of unknown cells next to the agent, and the search sweeps open rooms in wide lanes instead of row by
+row near its start; in a corridor the cell straight ahead still has both the most gain and the shortest
+way, so a corridor is walked to its end once. `TRAVEL_OVERHEAD` (the steps it takes to use what is found)
+keeps a small pocket right next to the agent from winning on a tiny denominator. The breadth-first search
+stops once no farther cell could beat the best score (gain is at most 121). Ties go to the first cell in
+row-major order: the choice is deterministic.
 
 Sectors divide the search in a team: agent i owns the directions (north, east, south, west, counted from
 its spawn) with index = i (mod N), so two agents split north/south from east/west and four agents take
@@ -23,14 +25,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from cogames_lib.cvc.observation import VIEW_RADIUS, VIEW_SIZE
 from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 from cogames_lib.policies.scripted.planning import Cell
 
-ORIGIN_WEIGHT = 0.3  # steps of walking worth one step of distance from the spawn
-ORIGIN_REACH = 32  # ... counted up to this distance: far out, where the agent is matters, not the spawn
-SECTOR_PENALTY = 24  # extra cost of a frontier cell in a teammate's sector (steps)
+TRAVEL_OVERHEAD = 6  # steps added to every path length (see the module docstring)
+ORIGIN_WEIGHT = 0.0  # steps charged per cell of distance from the spawn ...
+ORIGIN_REACH = 40  # ... counted up to this distance (far out, where the agent is matters, not the spawn)
+SECTOR_PENALTY = 24  # extra steps charged for a frontier cell in a teammate's sector
 SHARED_RADIUS = 2  # cells within this Manhattan distance of the spawn belong to every sector
-GAIN_RADIUS = 3  # unknown cells within this of a frontier cell make its worth (tie-break only)
 DIRECTIONS = ("north", "east", "south", "west")
 ALL_DIRECTIONS = frozenset(range(4))
 
@@ -52,6 +55,17 @@ def direction_of(cell: Cell, origin: Cell) -> int:
     return 3 if dc < 0 else 1
 
 
+def view_gain(box: np.ndarray) -> np.ndarray:
+    """Per cell of `box` (memory kinds), how many unknown cells the view centred there would show."""
+    pad = VIEW_RADIUS
+    unknown = np.ones((box.shape[0] + 2 * pad, box.shape[1] + 2 * pad), dtype=np.int32)
+    unknown[pad:-pad, pad:-pad] = box == UNKNOWN
+    total = np.zeros((unknown.shape[0] + 1, unknown.shape[1] + 1), dtype=np.int32)
+    total[1:, 1:] = unknown.cumsum(0).cumsum(1)
+    size = 2 * pad + 1
+    return total[size:, size:] - total[:-size, size:] - total[size:, :-size] + total[:-size, :-size]
+
+
 def frontier_target(
     memory: MapMemory,
     start: Cell,
@@ -59,8 +73,8 @@ def frontier_target(
     sector: frozenset[int] = ALL_DIRECTIONS,
     blocked: frozenset[Cell] = frozenset(),
 ) -> tuple[Cell, list[Cell]] | None:
-    """The frontier cell of least cost (see the module docstring) and the path to it; None if no
-    frontier is reachable (everything reachable is known)."""
+    """The frontier cell of most information per step (see the module docstring) and the path to it; None
+    if no frontier is reachable (everything reachable is known)."""
     r0, r1, c0, c1 = memory.bounds
     r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
     height, width = r1 - r0, c1 - c0
@@ -69,6 +83,7 @@ def frontier_target(
     box = memory.kind[r0:r1, c0:c1]
     walkable = (box == EMPTY).ravel().tolist()
     unknown = (box == UNKNOWN).ravel().tolist()
+    gains = view_gain(box).ravel().tolist()
     for r, c in blocked:
         if r0 <= r < r1 and c0 <= c < c1:
             walkable[(r - r0) * width + (c - c0)] = False
@@ -77,10 +92,11 @@ def frontier_target(
     parent = {source: -1}
     layer = [source]
     depth = 0
-    best_cost = float("inf")
-    best: list[int] = []
+    best_score = 0.0
+    best = -1
     orow, ocol = origin[0] - r0, origin[1] - c0
-    while layer and depth < best_cost:
+    max_gain = VIEW_SIZE * VIEW_SIZE
+    while layer and max_gain / (depth + 1 + TRAVEL_OVERHEAD) > best_score:  # the spawn term only adds
         next_layer = []
         for here in layer:
             col = here % width
@@ -96,37 +112,21 @@ def frontier_target(
                     parent[there] = here
                     row_t, col_t = divmod(there, width)
                     away = abs(row_t - orow) + abs(col_t - ocol)
-                    cost = depth + 1 + ORIGIN_WEIGHT * min(away, ORIGIN_REACH)
+                    steps = depth + 1 + TRAVEL_OVERHEAD + ORIGIN_WEIGHT * min(away, ORIGIN_REACH)
                     if away > SHARED_RADIUS and direction_of((row_t, col_t), (orow, ocol)) not in sector:
-                        cost += SECTOR_PENALTY
-                    if cost < best_cost - 1e-9:
-                        best_cost, best = cost, [there]
-                    elif cost <= best_cost + 1e-9:
-                        best.append(there)
+                        steps += SECTOR_PENALTY
+                    score = gains[there] / steps
+                    if score > best_score + 1e-9 or (abs(score - best_score) <= 1e-9 and there < best):
+                        best_score, best = score, there
                 elif walkable[there]:
                     parent[there] = here
                     next_layer.append(there)
         layer = next_layer
         depth += 1
-    if not best:
+    if best < 0:
         return None
-    pick = min(best) if len(best) == 1 else _most_unknown_around(box, best, width)
-    path = [pick]
+    path = [best]
     while parent[path[-1]] != source:
         path.append(parent[path[-1]])
     path.reverse()
-    return (pick // width + r0, pick % width + c0), [(p // width + r0, p % width + c0) for p in path]
-
-
-def _most_unknown_around(box: np.ndarray, cells: list[int], width: int) -> int:
-    """Among tied frontier cells, the one with the most unknown cells within GAIN_RADIUS (outside the
-    known box everything is unknown); the first in row-major order among equals."""
-    pad = GAIN_RADIUS
-    padded = np.ones((box.shape[0] + 2 * pad, box.shape[1] + 2 * pad), dtype=np.int32)
-    padded[pad:-pad, pad:-pad] = box == UNKNOWN
-
-    def gain(cell: int) -> int:
-        r, c = divmod(cell, width)
-        return int(padded[r : r + 2 * pad + 1, c : c + 2 * pad + 1].sum())
-
-    return min(cells, key=lambda cell: (-gain(cell), cell))
+    return (best // width + r0, best % width + c0), [(p // width + r0, p % width + c0) for p in path]

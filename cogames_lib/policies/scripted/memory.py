@@ -17,7 +17,7 @@ STATION_NAMES: tuple[str, ...] = tuple(name for name in OBJECT_CHANNELS if name 
 STATION_CODE: dict[str, int] = {name: 3 + i for i, name in enumerate(STATION_NAMES)}
 FIRST_STATION_CODE = 3
 
-SIZE = 256  # twice the largest map side we accept, plus the view radius on both sides
+SIZE = 352  # twice the largest map side the hard generator draws (170), plus the view radius on both sides
 ORIGIN = SIZE // 2
 
 # Object channel -> cell code minus EMPTY, so one dot product decodes the whole window.

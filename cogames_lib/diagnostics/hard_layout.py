@@ -1,0 +1,134 @@
+"""Grid operations of the hard-map generator: mirror, grow, baffle, scatter stations.
+
+Pure functions over a mutable list of rows of object names (no engine, no certification). `hard_maps`
+composes them and certifies the result with the oracle's bound.
+
+- growing copies a station-free row or column next to itself: rooms grow and corridors lengthen while the
+  topology and every station stay the base's. Which rows and columns, and how many of each, come from the
+  draw's rng, so a map may end up tall, wide or both (`grow`);
+- a baffle walls off the longest open run of an open column except one end cell (a wall between the agents
+  and a target, with one way round);
+- scattered stations (extra chargers, distractor stations) go only on open cells whose eight neighbours are
+  all open: such a cell can never cut a way (its ring of neighbours stays connected), and never touches a
+  spawn or another station.
+"""
+
+from __future__ import annotations
+
+import random
+
+from cogames_lib.cvc.maps import SPAWN
+
+Cells = list[list[str]]
+_MOVABLE = frozenset({"empty", "wall"})  # a row or column of only these may be copied
+BETWEEN_STATIONS = 0.7
+
+
+def copyable(line: tuple[str, ...] | list[str]) -> bool:
+    return set(line) <= _MOVABLE and "empty" in line
+
+
+def transpose(cells: Cells) -> Cells:
+    return [list(column) for column in zip(*cells, strict=True)]
+
+
+def mirror(cells: Cells, rng: random.Random) -> Cells:
+    """Left-right and top-bottom, each with probability 1/2."""
+    if rng.random() < 0.5:
+        cells = [row[::-1] for row in cells]
+    if rng.random() < 0.5:
+        cells = cells[::-1]
+    return cells
+
+
+def _copy_rows(cells: Cells, count: int, rng: random.Random, frozen: list[bool]) -> Cells:
+    """Copy `count` random copyable rows next to themselves; `frozen[r]` rows are never copied (the list
+    is kept in step with the rows). With probability `BETWEEN_STATIONS` the row is drawn from those between
+    the first and the last row holding a station or spawn (spreading the stations apart lengthens every
+    trip), otherwise from all (open margins grow into large rooms)."""
+    marked = [r for r, row in enumerate(cells) if not copyable(row) and set(row) - _MOVABLE]
+    first, last = (marked[0], marked[-1]) if marked else (0, len(cells))
+    for _ in range(count):
+        candidates = [r for r in range(1, len(cells) - 1) if not frozen[r] and copyable(cells[r])]
+        inner = [r for r in candidates if first < r < last]
+        if not candidates:
+            break
+        row = rng.choice(inner if inner and rng.random() < BETWEEN_STATIONS else candidates)
+        cells.insert(row, list(cells[row]))
+        frozen.insert(row, False)
+        first, last = first + (row <= first), last + (row <= last)
+    return cells
+
+
+def between_spawns_and(cells: Cells, names: tuple[str, ...]) -> tuple[list[bool], list[bool]]:
+    """Rows and columns strictly between each object of `names` and its nearest spawn: copying one of them
+    would push the object away from the spawns (used to keep `in_view` objects in view while growing)."""
+    rows, cols = [False] * len(cells), [False] * len(cells[0])
+    spawns = [(r, c) for r, row in enumerate(cells) for c, name in enumerate(row) if name == SPAWN]
+    for r, row in enumerate(cells):
+        for c, name in enumerate(row):
+            if name in names and spawns:
+                sr, sc = min(spawns, key=lambda s: max(abs(s[0] - r), abs(s[1] - c)))
+                for between in range(min(r, sr) + 1, max(r, sr)):
+                    rows[between] = True
+                for between in range(min(c, sc) + 1, max(c, sc)):
+                    cols[between] = True
+    return rows, cols
+
+
+def grow(cells: Cells, rows: int, cols: int, rng: random.Random, keep_near: tuple[str, ...] = ()) -> Cells:
+    """Copy `rows` station-free rows and `cols` station-free columns (fewer where none is left), none of
+    them between a `keep_near` object and its nearest spawn."""
+    frozen_rows, frozen_cols = between_spawns_and(cells, keep_near)
+    cells = _copy_rows([list(row) for row in cells], rows, rng, frozen_rows)
+    return transpose(_copy_rows(transpose(cells), cols, rng, frozen_cols))
+
+
+def add_baffle(cells: Cells, rng: random.Random) -> None:
+    """Wall off the longest open vertical run of a random open column, except one end cell (the gap)."""
+    height, width = len(cells), len(cells[0])
+    columns = [c for c in range(2, width - 2) if copyable([cells[r][c] for r in range(height)])]
+    rng.shuffle(columns)
+    for column in columns[:4]:
+        runs, start = [], None
+        for r in range(height + 1):
+            open_cell = r < height and cells[r][column] == "empty"
+            if open_cell and start is None:
+                start = r
+            elif not open_cell and start is not None:
+                runs.append((start, r))
+                start = None
+        runs = [run for run in runs if run[1] - run[0] >= 4]
+        if runs:
+            top, bottom = max(runs, key=lambda run: run[1] - run[0])
+            gap = top if rng.random() < 0.5 else bottom - 1
+            for r in range(top, bottom):
+                if r != gap:
+                    cells[r][column] = "wall"
+            return
+
+
+def _clear_around(cells: Cells, r: int, c: int) -> bool:
+    """The cell and its eight neighbours are open floor and no spawn is within two cells."""
+    height, width = len(cells), len(cells[0])
+    if not (2 <= r < height - 2 and 2 <= c < width - 2):
+        return False
+    if any(cells[r + dr][c + dc] != "empty" for dr in (-1, 0, 1) for dc in (-1, 0, 1)):
+        return False
+    return not any(cells[r + dr][c + dc] == SPAWN for dr in range(-2, 3) for dc in range(-2, 3))
+
+
+def scatter(cells: Cells, names: list[str], rng: random.Random) -> int:
+    """Place each of `names` on a random open cell clear all round (see the module docstring); returns how
+    many were placed (fewer when the map has no such cell left)."""
+    placed = 0
+    open_cells = [(r, c) for r, row in enumerate(cells) for c, name in enumerate(row) if name == "empty"]
+    rng.shuffle(open_cells)
+    pending = list(names)
+    for r, c in open_cells:
+        if not pending:
+            break
+        if _clear_around(cells, r, c):
+            cells[r][c] = pending.pop()
+            placed += 1
+    return placed
