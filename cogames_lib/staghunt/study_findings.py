@@ -98,8 +98,12 @@ def partner_findings(
     findings = []
     for row in effects.to_dict("records"):
         scale, condition = row["scale"], row["condition"]
-        digits = 3 if scale == "argmax" else 4  # a partner effect of 0.0004 in P(stag) must not print as 0.000
-        number = interval_text(row["estimate"], row["ci_low"], row["ci_high"], row["n_seeds"], UNIT_SEEDS, digits)
+        digits = (
+            3 if scale == "argmax" else 4
+        )  # a partner effect of 0.0004 in P(stag) must not print as 0.000
+        number = interval_text(
+            row["estimate"], row["ci_low"], row["ci_high"], row["n_seeds"], UNIT_SEEDS, digits
+        )
         if row["effect"] == "difference":
             expected = (preregistered or {}).get(condition)
             text = (f"{condition}: partner effect on {SCALE_WORDS[scale]} (same-kind minus other-kind partner, "
@@ -113,8 +117,18 @@ def partner_findings(
             key = f"partner_effect.difference_in_differences.{scale}"
         method = f"paired within seed, side-balanced; {BOOTSTRAP}; two-sided exact sign-flip test over seeds"
         findings.append(
-            _finding(key, text, row, "estimate", "ci_low", "ci_high", "n_seeds", method, "probe_intention",
-                     PARTNER_EFFECT_FIGURE)
+            _finding(
+                key,
+                text,
+                row,
+                "estimate",
+                "ci_low",
+                "ci_high",
+                "n_seeds",
+                method,
+                "probe_intention",
+                PARTNER_EFFECT_FIGURE,
+            )
         )
     bias = social.side_bias(intention)
     for row in bias[bias["balanced"]].to_dict("records"):
