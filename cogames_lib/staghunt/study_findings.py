@@ -108,7 +108,7 @@ def partner_findings(
             expected = (preregistered or {}).get(condition)
             text = (f"{condition}: partner effect on {SCALE_WORDS[scale]} (same-kind minus other-kind partner, "
                     f"left/right bias removed) {number}, sign-flip {_p(row['p_sign_flip'])}, positive in "
-                    f"{row['seeds_positive']} of {row['n_seeds']} seeds"
+                    f"{row['seeds_positive']:.0f} of {row['n_seeds']} seeds"
                     + (f"; pre-registered expectation: {expected}" if expected else ""))  # fmt: skip
             key = f"partner_effect.{condition}.{scale}"
         else:
