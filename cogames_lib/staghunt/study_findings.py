@@ -16,7 +16,6 @@ import pandas as pd
 from cogames_lib.errors import DataFileError
 from cogames_lib.finding import UNIT_SEEDS, Finding, interval_text
 from cogames_lib.staghunt import social
-from cogames_lib.staghunt.study_summary import learning_verdict
 
 CAPABILITY = "staghunt"
 SCALE_WORDS = {
@@ -34,6 +33,29 @@ BOOTSTRAP = "95% percentile bootstrap over seeds"
 # the figures the findings read from, as the probe page names them (keys of `report.study_views.study_figures`)
 LEARNING_FIGURE = "learning_curves.png"
 PARTNER_EFFECT_FIGURE = "partner_effect.png"
+
+
+# Exploration still above this at the end of training: the agents mostly acted at random.
+EPSILON_TOO_HIGH = 0.5
+
+
+def learning_verdict(
+    training: pd.DataFrame, random_policy_stag_rate: float | Mapping[str, float] | None = None
+) -> str:
+    """'' when the run looks trained; otherwise why its curves cannot be read as learning: epsilon still
+    high at the end ("too short to learn"), or final-window stag kills not above random play."""
+    if training.empty:
+        return "no training epochs"
+    last = training[training["epoch"] == training["epoch"].max()]
+    epsilon = float(last["epsilon"].mean())
+    if epsilon > EPSILON_TOO_HIGH:
+        return f"too short to learn (epsilon still {epsilon:.2f} at the end; flat lines mean nothing learned)"
+    if random_policy_stag_rate is not None:
+        stags = social.final_learning(training, random_policy_stag_rate).query("metric == 'stags_killed'")
+        upper = stags["ci_high"].where(stags["ci_high"].notna(), stags["mean"])
+        if stags["random_rate"].notna().all() and (upper <= stags["random_rate"]).all():
+            return "no stag learning: final stag kills per episode not above random play"
+    return ""
 
 
 def _p(value: float | None) -> str:
