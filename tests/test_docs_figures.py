@@ -19,7 +19,8 @@ def test_every_study_picture_is_written_from_a_study_folder(tmp_path: Path) -> N
     out.mkdir()
     assert main([str(study), str(out)]) == 0
     written = sorted(path.name for path in out.iterdir())
-    assert written == sorted(FIGURES.values())  # and no temporary file left behind
+    # every study picture (the acting-partner forest only when the study has acting partners), no temporary file
+    assert set(FIGURES.values()) - {"staghunt_reference_acting.png"} <= set(written) <= set(FIGURES.values())
     for name in written:
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

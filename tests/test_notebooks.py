@@ -299,7 +299,7 @@ def test_probe_notebook_shows_the_reference_study_labelled(tmp_path):
     )  # fmt: skip
     findings = {f.key: f for f in read_findings(out)}
     assert next(iter(findings)).startswith("reference ")  # the reference study leads, then the smoke run
-    reference = findings["reference final_stags_per_episode[all_can_hunt]"]
+    reference = findings["reference learning.all_can_hunt.stags_per_episode"]
     assert (
         reference.text.startswith("Reference study: 4 epochs, 2 seeds per condition")
         and "2026-11-25" in reference.text

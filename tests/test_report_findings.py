@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from cogames_lib import outdir
-from cogames_lib.errors import ParameterError, UnknownNameError
+from cogames_lib.errors import DataFileError, ParameterError, UnknownNameError
 from cogames_lib.finding import Finding
 from cogames_lib.mindcraft.mindcraft_findings import mindcraft_findings
 from cogames_lib.report.index import NotebookReport, render_index
@@ -132,15 +132,21 @@ def test_mindcraft_findings_by_task_type_and_model_over_task_folders():
 
 def test_staghunt_findings_use_seeds_as_the_unit_and_no_interval_from_one_seed():
     intention = intention_with_effect({"not_all_can_hunt": 0.2, "all_can_hunt": 0.0}, seeds=4)
-    findings = staghunt_findings({"intention": intention})
-    headline = findings[0]
-    assert headline.key == "partner_effect[not_all_can_hunt]" and headline.figure == "partner_effect.png"
+    findings = staghunt_findings({"training": pd.DataFrame(), "probe_intention": intention})
+    assert (
+        findings[0].key == "learning" and findings[0].estimate is None
+    )  # no training table: said, no number
+    effect = {f.key: f for f in findings}["partner_effect.not_all_can_hunt.p_stag"]
+    assert effect.figure == "partner_effect.png"
     # the noise is shared by both partners of a seed: every seed's paired difference is the effect
-    assert (headline.n, headline.unit) == (4, "seeds") and math.isclose(headline.estimate, 0.2)
+    assert (effect.n, effect.unit) == (4, "seeds") and math.isclose(effect.estimate, 0.2)
     assert all(f.unit == "seeds" for f in findings if f.estimate is not None)
-    one_seed = staghunt_findings({"intention": intention[intention["seed"] == 0]})
+    one_seed = staghunt_findings(
+        {"training": pd.DataFrame(), "probe_intention": intention[intention["seed"] == 0]}
+    )
     assert all(f.n == 1 and "(no interval)" in f.text for f in one_seed if f.estimate is not None)
-    assert staghunt_findings({})[0].estimate is None
+    with pytest.raises(DataFileError, match="table 'training' is missing"):
+        staghunt_findings({})
 
 
 def test_a_part_whose_findings_name_a_missing_figure_fails_loudly(tmp_path):

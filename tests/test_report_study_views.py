@@ -76,7 +76,7 @@ def test_labelled_findings_name_their_source_and_the_figure_the_page_saved(study
     from cogames_lib.staghunt.study_findings import staghunt_findings
 
     study, _ = load_reference_study(study_dir)
-    findings = staghunt_findings({"training": study.training, "intention": study.intention})
+    findings = staghunt_findings(study.tables)
     labelled = labelled_findings(findings, "reference", study.label)
     assert [f.key for f in labelled] == [f"reference {f.key}" for f in findings]
     assert all(f.text.startswith(f"R{study.label[1:]}. ") for f in labelled)

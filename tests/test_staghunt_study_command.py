@@ -70,14 +70,14 @@ def test_a_tiny_study_writes_small_tables_and_study_json(tmp_path) -> None:
     )
     assert len(on_disk["populations"]["kind_shuffled"]) == 4
     assert set(on_disk["random_policy_stag_rate"]) == {"all_can_hunt", "kind_shuffled"}
-    training = pd.read_csv(tmp_path / "training.csv")
+    training = pd.read_parquet(tmp_path / "training.parquet")
     assert list(training.columns[: len(TRAINING_COLUMNS)]) == list(TRAINING_COLUMNS)
     assert list(training.columns[-2:]) == ["condition", "seed"]
     assert training.groupby("condition").size().tolist() == [4, 4]  # blocks of ceil(12 / 5) = 3 epochs
     intention = pd.read_parquet(tmp_path / "probe_intention.parquet")
     assert sorted(intention["epoch"].unique()) == [0, 6, 12]
     assert {"stag_action", "partner_side", "agent_can_hunt"} <= set(intention.columns)
-    multistep = pd.read_csv(tmp_path / "probe_multistep.csv")
+    multistep = pd.read_parquet(tmp_path / "probe_multistep.parquet")
     assert {"condition", "seed", "result", "stag_action"} <= set(multistep.columns)
     acting = pd.read_csv(tmp_path / "acting_partners.csv")
     # all_can_hunt: two KindA focals x 2 partners; kind_shuffled: two hunters x 3 partners
@@ -182,4 +182,4 @@ def test_finish_study_uses_whole_seeds_only_and_records_deviations(tmp_path) -> 
         0,
         1,
     ]
-    assert set(pd.read_csv(tmp_path / "training.csv")["seed"]) == {0}
+    assert set(pd.read_parquet(tmp_path / "training.parquet")["seed"]) == {0}

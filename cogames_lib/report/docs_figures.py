@@ -1,7 +1,8 @@
 """The README's pictures, regenerated from committed data, each with the version of the data it shows.
 
 `python -m cogames_lib.report.docs_figures [STUDY_DIR] [OUT_DIR]` draws the reference study's learning
-curves, intention by partner kind and partner-effect forest into `docs/` from `data/staghunt_reference/`;
+curves, intention by partner kind, partner-effect forests (every position, the partner on the stag side)
+and the acting-partner forest into `docs/` from `data/staghunt_reference/`;
 `make docs-figures` also screenshots a fresh quick report's index (`docs/report_index.png`) and then runs
 `python -m cogames_lib.report.docs_figures --record-only` to record it. Every picture's entry in
 `docs/figures.json` holds the data version it was drawn from (a content hash of the committed files it
@@ -23,6 +24,8 @@ FIGURES = {
     "learning_curves": "staghunt_reference_learning.png",
     "intention_by_partner": "staghunt_reference_intention.png",
     "partner_effect": "staghunt_reference_partner_effect.png",
+    "partner_effect_stag_side": "staghunt_reference_partner_sides.png",  # the partner on the stag side
+    "acting_partners": "staghunt_reference_acting.png",  # when the study has acting-partner episodes
 }
 MANIFEST_FILE = "figures.json"
 REPORT_INDEX = "report_index.png"
@@ -67,14 +70,20 @@ def write_docs_figures(
     import matplotlib
 
     matplotlib.use("Agg")
-    from cogames_lib import io
+    from cogames_lib import io, plots
     from cogames_lib.report.display import figure_png
-    from cogames_lib.report.study_views import study_figures
+    from cogames_lib.report.study_views import as_study_table, study_figures
+    from cogames_lib.staghunt import social
     from cogames_lib.staghunt.study_tables import load_probe_study
 
     study = load_probe_study(study_dir)
     figures = study_figures(study.training, study.intention, study.multistep, study.random_stag_rates,
                             study.label, study.random_returns)  # fmt: skip
+    effects = social.partner_effect(as_study_table(study.intention))
+    figures["partner_effect_stag_side"] = plots.partner_effect_forest(effects, study.label, side="stag")
+    if study.acting_partners is not None and len(study.acting_partners):
+        acting = social.acting_partner_effect(study.acting_partners)
+        figures["acting_partners"] = plots.acting_partner_forest(acting, study.label)
     return [
         io.write_bytes(out_dir / name, figure_png(figures[key]))
         for key, name in FIGURES.items()

@@ -8,9 +8,9 @@
 2. Trains with `train_many` under `out/runs/` (per-run folders with the last checkpoint, resumable; seed by
    seed, every condition of a seed together), locally or on a Dask cluster (`backend`, `scheduler`).
 3. `finish_study` writes the result tables at the top of `out/` (no checkpoints, small enough to commit):
-   - `training.csv`: `TRAINING_COLUMNS` + `return_agent_<i>` + `condition`, `seed`, downsampled to at most
+   - `training.parquet`: `TRAINING_COLUMNS` + `return_agent_<i>` + `condition`, `seed`, downsampled to at most
      `curve_points` rows per run (block means; `epoch` the block's last epoch, `updates`/`seconds` sums);
-   - `probe_intention.parquet`, `probe_multistep.csv`: every probe row of every run;
+   - `probe_intention.parquet`, `probe_multistep.parquet`: every probe row of every run (Parquet, zstd);
    - `acting_partners.csv`: the behavioural validation with acting partners (`acting_partners`) from each
      run's last checkpoint;
    - `random_policy.csv`: random play in each condition's world with its standard errors, seed and worlds;
@@ -46,7 +46,7 @@ from cogames_lib.staghunt.world_config import WORLD_PRESETS
 
 STUDY_FILE = "study.json"
 STUDY_TABLES: tuple[str, ...] = (
-    "training.csv", "probe_intention.parquet", "probe_multistep.csv", "acting_partners.csv",
+    "training.parquet", "probe_intention.parquet", "probe_multistep.parquet", "acting_partners.csv",
     "random_policy.csv", STUDY_FILE,
 )  # fmt: skip
 SUM_COLUMNS: tuple[str, ...] = ("updates", "seconds")
@@ -286,11 +286,11 @@ def finish_study(
         raise DataFileError(f"{out / 'runs'}: no trained runs")
     curves = [downsample_curve(run.drop(columns=["condition", "seed"]), curve_points).assign(condition=c, seed=s)
               for (c, s), run in tables["training"].groupby(["condition", "seed"], sort=False)]  # fmt: skip
-    io.write_csv(out / "training.csv", pd.concat(curves, ignore_index=True))
+    io.write_parquet(out / "training.parquet", pd.concat(curves, ignore_index=True))
     if "probe_intention" in tables:
         io.write_parquet(out / "probe_intention.parquet", tables["probe_intention"])
     if "probe_multistep" in tables:
-        io.write_csv(out / "probe_multistep.csv", tables["probe_multistep"])
+        io.write_parquet(out / "probe_multistep.parquet", tables["probe_multistep"])
     io.write_csv(
         out / "acting_partners.csv",
         acting_partner_table(out, configs, seeds, plan["acting_partner_episodes"]),

@@ -1,7 +1,7 @@
 """A study's headline numbers in words, and an honest verdict on whether a run learned anything.
 
-`learning_verdict` exists because a flat curve from a run too short to learn looks like a result: the
-figures and pages print the verdict next to it ("smoke run: too short to learn (epsilon 0.97 at the end)").
+`learning_verdict` (defined with the findings, in `study_findings`, re-exported here) exists because a flat
+curve from a run too short to learn looks like a result: the figures and pages print the verdict next to it ("smoke run: too short to learn (epsilon 0.97 at the end)").
 """
 
 from __future__ import annotations
@@ -12,29 +12,9 @@ from typing import Any
 import pandas as pd
 
 from cogames_lib.staghunt import social
-from cogames_lib.staghunt.social import final_learning
+from cogames_lib.staghunt.study_findings import EPSILON_TOO_HIGH, learning_verdict, staghunt_findings
 
-# Exploration still above this at the end of training: the agents mostly acted at random.
-EPSILON_TOO_HIGH = 0.5
-
-
-def learning_verdict(
-    training: pd.DataFrame, random_policy_stag_rate: float | Mapping[str, float] | None = None
-) -> str:
-    """'' when the run looks trained; otherwise why its curves cannot be read as learning: epsilon still
-    high at the end ("too short to learn"), or final-window stag kills not above random play."""
-    if training.empty:
-        return "no training epochs"
-    last = training[training["epoch"] == training["epoch"].max()]
-    epsilon = float(last["epsilon"].mean())
-    if epsilon > EPSILON_TOO_HIGH:
-        return f"too short to learn (epsilon still {epsilon:.2f} at the end; flat lines mean nothing learned)"
-    if random_policy_stag_rate is not None:
-        stags = final_learning(training, random_policy_stag_rate).query("metric == 'stags_killed'")
-        upper = stags["ci_high"].where(stags["ci_high"].notna(), stags["mean"])
-        if stags["random_rate"].notna().all() and (upper <= stags["random_rate"]).all():
-            return "no stag learning: final stag kills per episode not above random play"
-    return ""
+__all__ = ["EPSILON_TOO_HIGH", "learning_verdict", "study_headline"]
 
 
 def study_headline(
@@ -48,8 +28,6 @@ def study_headline(
     console and the index, plus `learning` with the verdict when the runs cannot be read as learning.
     `random_policy`: the study's `random_policy` table, or a stag rate (one number or per condition) with
     `random_policy_return` per condition (their standard errors then unknown, taken as 0)."""
-    from cogames_lib.staghunt.study_findings import staghunt_findings
-
     if not isinstance(random_policy, pd.DataFrame):
         rates = social.baseline_by_condition(
             random_policy, sorted(training["condition"].astype(str).unique())
