@@ -186,7 +186,12 @@ def test_multistep_table_columns_and_greedy_fallback(suite) -> None:
     )
     assert list(frame.columns[: len(MULTISTEP_COLUMNS)]) == list(MULTISTEP_COLUMNS)
     assert list(frame.columns[len(MULTISTEP_COLUMNS) :]) == [
-        "agent_kind", "partner_relation", "stag_action", "partner_side", "agent_can_hunt", "condition"
+        "agent_kind",
+        "partner_relation",
+        "stag_action",
+        "partner_side",
+        "agent_can_hunt",
+        "condition",
     ]
     by_agent = frame.groupby("agent_id")["result"].unique()
     assert by_agent[0].tolist() == [0.5]  # attacks west at nothing, every turn
