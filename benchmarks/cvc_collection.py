@@ -22,18 +22,18 @@ from cogames_lib.cvc import rules
 from cogames_lib.cvc.batch import WorldBatch
 from cogames_lib.diagnostics import make_env
 from cogames_lib.learn.curriculum import Curriculum
-from cogames_lib.learn.ppo import TrainConfig, train_seed
+from cogames_lib.learn.ppo import PPOConfig, train_seed
 from cogames_lib.policies.learned import NO_PREVIOUS_ACTION, FrameStack, grid_features, self_features
 
 
-def batch_of(config: TrainConfig) -> WorldBatch:
+def batch_of(config: PPOConfig) -> WorldBatch:
     counts = config.agent_counts()
     batch = WorldBatch(counts, Curriculum(config.curriculum, counts, 0).next_episode)
     batch.reset()
     return batch
 
 
-def measure_batch(config: TrainConfig, steps: int, features: bool) -> float:
+def measure_batch(config: PPOConfig, steps: int, features: bool) -> float:
     batch = batch_of(config)
     rng = np.random.default_rng(0)
     stack = FrameStack(batch.num_slots, config.network.frames)
@@ -49,7 +49,7 @@ def measure_batch(config: TrainConfig, steps: int, features: bool) -> float:
     return rounds * batch.num_slots / (time.perf_counter() - start)
 
 
-def measure_env_loop(config: TrainConfig, steps: int) -> float:
+def measure_env_loop(config: PPOConfig, steps: int) -> float:
     batch = batch_of(config)  # the same diagnostics and agent counts, as PettingZoo envs
     envs = [make_env(spec.key, spec.num_agents, seed=i) for i, spec in enumerate(batch.specs)]
     for i, env in enumerate(envs):
@@ -72,7 +72,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200_000)
     parser.add_argument("--train", type=int, default=0, help="also time this many training agent-steps")
     args = parser.parse_args()
-    config = TrainConfig()
+    config = PPOConfig()
     print(f"{'path':<24} {'agent-steps/s':>14}")
     print(f"{'loop of envs':<24} {measure_env_loop(config, args.steps):>14,.0f}")
     print(f"{'WorldBatch':<24} {measure_batch(config, args.steps, False):>14,.0f}")
@@ -81,7 +81,7 @@ def main() -> None:
         import torch
 
         torch.set_num_threads(1)
-        result = train_seed(TrainConfig(total_steps=args.train), 0)
+        result = train_seed(PPOConfig(total_steps=args.train), 0)
         print(f"{'PPO end to end':<24} {result.steps / result.seconds:>14,.0f}")
 
 

@@ -13,7 +13,7 @@ import torch
 from cogames_lib.diagnostics import DIAGNOSTICS, make_env
 from cogames_lib.errors import DataFileError, PolicyLoadError, UnknownNameError
 from cogames_lib.learn.curriculum import NO_SHAPING, TRAINING_SEED_BASE, Curriculum, Shaper, ShapingConfig
-from cogames_lib.learn.ppo import TrainConfig, checkpoint_steps, train_seed
+from cogames_lib.learn.ppo import PPOConfig, checkpoint_steps, train_seed
 from cogames_lib.learn.runs import RUN_FILE, run_checkpoints, train_run
 from cogames_lib.policies import resolve_policy
 from cogames_lib.policies.learned import (
@@ -29,7 +29,7 @@ from cogames_lib.seeding import SEED_BITS
 from cogames_lib.sweep.episode import run_episode
 from cogames_lib.sweep.seeds import episode_seed
 
-TINY = TrainConfig(total_steps=20_000, worlds=(8, 2, 1), rollout_steps=32, epochs=2, minibatches=2)
+TINY = PPOConfig(total_steps=20_000, worlds=(8, 2, 1), rollout_steps=32, epochs=2, minibatches=2)
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +166,7 @@ def test_missing_and_foreign_checkpoints_give_one_line_errors(tmp_path: Path) ->
 
 
 def test_every_curriculum_diagnostic_is_normal_tier() -> None:
-    assert TrainConfig().curriculum == tuple(DIAGNOSTICS)
+    assert PPOConfig().curriculum == tuple(DIAGNOSTICS)
 
 
 def test_the_policy_stacks_frames_like_the_trainer(tmp_path: Path) -> None:

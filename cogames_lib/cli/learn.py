@@ -53,11 +53,11 @@ def handle_train(args: argparse.Namespace) -> int:
     if args.steps < 1 or args.checkpoints < 1:
         raise ParameterError("--steps and --checkpoints must be >= 1")
     from cogames_lib.learn.curriculum import NO_SHAPING, ShapingConfig
-    from cogames_lib.learn.ppo import TrainConfig
+    from cogames_lib.learn.ppo import PPOConfig
     from cogames_lib.learn.runs import train_run
     from cogames_lib.policies.learned import NetworkConfig
 
-    config = TrainConfig(total_steps=args.steps)
+    config = PPOConfig(total_steps=args.steps)
     if args.diagnostics:
         from cogames_lib.diagnostics import resolve_diagnostics
 

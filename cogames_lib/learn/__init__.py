@@ -17,7 +17,7 @@ _EXPORTS = {
     "Curriculum": "cogames_lib.learn.curriculum",
     "NO_SHAPING": "cogames_lib.learn.curriculum",
     "ShapingConfig": "cogames_lib.learn.curriculum",
-    "TrainConfig": "cogames_lib.learn.ppo",
+    "PPOConfig": "cogames_lib.learn.ppo",
     "default_curriculum": "cogames_lib.learn.curriculum",
     "find_checkpoints": "cogames_lib.learn.emergence",
     "learned_findings": "cogames_lib.learn.learn_findings",

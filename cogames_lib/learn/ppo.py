@@ -1,6 +1,6 @@
 """PPO with one network shared by every agent, in the CleanRL single-file style (`cleanrl/ppo.py`).
 
-Read top to bottom: `TrainConfig` documents every field; `train_seed` builds the worlds
+Read top to bottom: `PPOConfig` documents every field; `train_seed` builds the worlds
 (`cogames_lib.cvc.WorldBatch`, agent counts 1/2/4 mixed), the curriculum and the shaping
 (`curriculum.py`), then alternates a rollout of `rollout_steps` steps of every agent slot with `epochs`
 passes of clipped-objective minibatch updates; every agent slot is one CleanRL "environment". Checkpoints
@@ -34,7 +34,7 @@ from cogames_lib.policies.learned import (
 
 
 @dataclass(frozen=True)
-class TrainConfig:
+class PPOConfig:
     """total_steps: agent-steps to train (rounded up to whole rollouts).
     worlds: how many worlds of each agent count in `AGENT_COUNTS` (1, 2, 4) run side by side.
     curriculum: the diagnostics trained on (normal tier; each world draws among those allowing its count).
@@ -108,7 +108,7 @@ class SeedTrainer:
     exactly the first S steps of a longer run (a run cut short at a deadline is a prefix of the planned one).
     """
 
-    def __init__(self, config: TrainConfig, seed: int, device: str = "cpu") -> None:
+    def __init__(self, config: PPOConfig, seed: int, device: str = "cpu") -> None:
         import torch
 
         from cogames_lib.policies.learned_network import LearnedNetwork
@@ -263,7 +263,7 @@ class SeedTrainer:
 
 
 def train_seed(
-    config: TrainConfig,
+    config: PPOConfig,
     seed: int,
     device: str = "cpu",
     on_checkpoint: Callable[[int, dict[str, Any]], None] | None = None,

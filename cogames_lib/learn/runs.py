@@ -19,7 +19,7 @@ from typing import Any
 
 from cogames_lib import io, outdir
 from cogames_lib.errors import DataFileError
-from cogames_lib.learn.ppo import TrainConfig, run_path
+from cogames_lib.learn.ppo import PPOConfig, run_path
 from cogames_lib.policies.learned import checkpoint_payload
 
 RUN_FILE = "run.json"
@@ -34,7 +34,7 @@ def library_versions() -> dict[str, str]:
 
 
 def train_run(
-    config: TrainConfig,
+    config: PPOConfig,
     seeds: Sequence[int],
     run_dir: str | Path,
     checkpoints: int = 10,
