@@ -27,12 +27,14 @@ FIGURES = {
     "partner_effect_stag_side": "staghunt_reference_partner_sides.png",  # the partner on the stag side
     "acting_partners": "staghunt_reference_acting.png",  # when the study has acting-partner episodes
 }
+LEARNED_EMERGENCE = "cvc_learned_emergence.png"  # the learned-agents reference run's heatmap
 MANIFEST_FILE = "figures.json"
 REPORT_INDEX = "report_index.png"
 # Every README picture and the committed data it shows (folders relative to the project root). The report
 # index also shows live sweeps, which the code computes from fixed seeds: its data is the committed inputs.
 README_FIGURES: dict[str, tuple[str, ...]] = {
     **{name: ("data/staghunt_reference",) for name in FIGURES.values()},
+    LEARNED_EMERGENCE: ("data/cvc_learned/emergence.csv",),
     REPORT_INDEX: ("data/staghunt_reference", "cogames_lib/data/mindcraft_sample"),
 }
 
@@ -84,11 +86,29 @@ def write_docs_figures(
     if study.acting_partners is not None and len(study.acting_partners):
         acting = social.acting_partner_effect(study.acting_partners)
         figures["acting_partners"] = plots.acting_partner_forest(acting, study.label)
-    return [
+    written = [
         io.write_bytes(out_dir / name, figure_png(figures[key]))
         for key, name in FIGURES.items()
         if key in figures
     ]
+    return [*written, write_learned_figure(out_dir)]
+
+
+def write_learned_figure(out_dir: Path = PROJECT_ROOT / "docs") -> Path:
+    """Draw the learned-agents reference run's emergence heatmap (data/cvc_learned/) into `out_dir`."""
+    from cogames_lib import io
+    from cogames_lib.learn.emergence import with_first_reliable_step
+    from cogames_lib.learn.emergence_reference import emergence_source
+    from cogames_lib.learn.emergence_summary import emergence_grid
+    from cogames_lib.plots import learned
+    from cogames_lib.report.display import figure_png
+
+    source = emergence_source(None, None, out_dir)
+    table = with_first_reliable_step(source.table)
+    title = source.label.split(":")[0]
+    return io.write_bytes(
+        out_dir / LEARNED_EMERGENCE, figure_png(learned.emergence_heatmap(emergence_grid(table), title=title))
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
