@@ -86,12 +86,11 @@ def write_docs_figures(
     if study.acting_partners is not None and len(study.acting_partners):
         acting = social.acting_partner_effect(study.acting_partners)
         figures["acting_partners"] = plots.acting_partner_forest(acting, study.label)
-    written = [
+    return [
         io.write_bytes(out_dir / name, figure_png(figures[key]))
         for key, name in FIGURES.items()
         if key in figures
     ]
-    return [*written, write_learned_figure(out_dir)]
 
 
 def write_learned_figure(out_dir: Path = PROJECT_ROOT / "docs") -> Path:
@@ -122,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in written:
         print(path)
     if study_dir.resolve() == STAGHUNT_REFERENCE_DIR.resolve():  # drawn from the committed data: record it
+        written.append(write_learned_figure(out_dir))  # and the learned-agents run's heatmap beside it
+        print(written[-1])
         print(record([path.name for path in written], out_dir))
     return 0
 
