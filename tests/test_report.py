@@ -17,6 +17,7 @@ from cogames_lib.report.execute import execute_notebook
 from cogames_lib.report.export import export_html
 from cogames_lib.report.index import NotebookReport, render_index
 from cogames_lib.report.profiles import NotebookRun, Profile
+from cogames_lib.report.runner import notebook_start_order
 
 FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
 FIXTURE_PROFILE = Profile(
@@ -26,7 +27,7 @@ FIXTURE_PROFILE = Profile(
     runs=(
         NotebookRun("ok", "Working notebook", {"value": 4}),
         NotebookRun("fail", "Failing notebook", {}),
-        NotebookRun("sleep", "Sleeping notebook", {"seconds": 60}),
+        NotebookRun("sleep", "Sleeping notebook", {"seconds": 60}, weight=2),  # starts first
     ),
 )
 EXTERNAL = re.compile(r"""<(?:script|link|img|iframe)[^>]+(?:src|href)=["']?(?:https?:)?//""", re.IGNORECASE)
@@ -80,9 +81,12 @@ def test_failed_notebooks_make_the_command_fail_and_are_marked(fixture_report):
 @pytest.mark.xdist_group("workbook_report_fixture")  # the module fixture runs once, on one worker
 def test_pages_exist_and_show_the_errors(fixture_report):
     _, out = fixture_report
+    index = (out / "index.html").read_text()
     for name in ("ok", "fail", "sleep"):
         assert (out / f"{name}.html").is_file() and (out / f"{name}.ipynb").is_file()
-        assert f'href="{name}.html"' in (out / "index.html").read_text()
+        assert f'href="{name}.html"' in index
+    # the heavier "sleep" started first, yet the index keeps the profile's order
+    assert index.index('href="ok.html"') < index.index('href="fail.html"') < index.index('href="sleep.html"')
     failing = (out / "fail.html").read_text()
     assert "fixture failure" in failing and "never reached" not in failing
     sleeping = (out / "sleep.html").read_text()
@@ -207,3 +211,13 @@ def test_cli_unwritable_or_impossible_out_is_one_line_exit_2(tmp_path, capsys):
     assert err.startswith("cogames-lib: error: out: cannot write to") and err.count("\n") == 1
     assert main(["report", "--cell-timeout", "-1", "--out", str(tmp_path / "t")]) == 2
     assert "cell_timeout: must be a positive number" in capsys.readouterr().err
+
+
+def test_heaviest_notebooks_start_first_ties_in_profile_order():
+    runs = [
+        NotebookRun("a", "A"),
+        NotebookRun("b", "B", weight=3),
+        NotebookRun("c", "C"),
+        NotebookRun("d", "D", weight=2),
+    ]
+    assert notebook_start_order(runs) == [1, 3, 0, 2]

@@ -34,6 +34,9 @@ class NotebookRun:
     notebook: str  # file stem under notebooks/
     title: str
     parameters: dict[str, Any] = field(default_factory=dict)
+    # Relative run time: with jobs > 1 the heaviest notebooks start first and the light ones fill the cores
+    # they leave (the index keeps the profile's order). Only the start order depends on it, never a result.
+    weight: int = 1
 
 
 @dataclass(frozen=True)
@@ -74,7 +77,7 @@ def _sweep_run(**parameters: Any) -> NotebookRun:
         redundancy_threshold=0.95,
         compare=["scripted", "random"],  # the suite-level comparison the index leads with
     )
-    return NotebookRun("diagnostics_sweep", "Cogs vs Clips diagnostics", {**defaults, **parameters})
+    return NotebookRun("diagnostics_sweep", "Cogs vs Clips diagnostics", {**defaults, **parameters}, weight=3)
 
 
 # Both profiles show the committed reference run's emergence (data/cvc_learned/, labelled as such on the page);
@@ -87,7 +90,7 @@ LEARNED_REFERENCE_RUN = NotebookRun(
 def _probe_run(**parameters: Any) -> NotebookRun:
     """The probe notebook with the parameters both profiles share, overridden by `parameters`."""
     defaults = dict(conditions=["all_can_hunt", "not_all_can_hunt"], max_test_steps=15, probe_folder=None)
-    return NotebookRun("probe_tests", "Stag-hunt probe tests", {**defaults, **parameters})
+    return NotebookRun("probe_tests", "Stag-hunt probe tests", {**defaults, **parameters}, weight=2)
 
 
 PROFILES: dict[str, Profile] = {
@@ -103,7 +106,7 @@ PROFILES: dict[str, Profile] = {
             MINDCRAFT_SAMPLE_RUN,
             LEARNED_REFERENCE_RUN,
             # a smoke run beside the committed reference study; no checkpoints (nothing reads them here)
-            _probe_run(epochs=40, probe_every=20, seeds=[0], workers=1, checkpoints="none"),
+            _probe_run(epochs=20, probe_every=10, seeds=[0], workers=1, checkpoints="none"),
         ),
     ),
     "full": Profile(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -161,6 +162,12 @@ def _report_reuse_note(out: Path) -> str | None:
     )
 
 
+def notebook_start_order(runs: Sequence[NotebookRun]) -> list[int]:
+    """Indices of `runs` in the order they start: heaviest `weight` first, ties in profile order, so the
+    light notebooks fill the cores the heavy ones leave idle."""
+    return sorted(range(len(runs)), key=lambda index: -runs[index].weight)
+
+
 def run_report(
     profile: str | Profile,
     out_dir: str | os.PathLike[str],
@@ -207,21 +214,21 @@ def run_report(
     (out / INDEX_FILE).unlink(missing_ok=True)  # until this run's index exists, there is no report
     timeout = cell_timeout_s if cell_timeout_s is not None else chosen.cell_timeout_s
     started = time.perf_counter()
-    ordered = tuple(
-        fan_out(
-            _run_one,
-            [
-                _Job(run, str(source.resolve()), str(out.resolve()), timeout, command, code)
-                for run in chosen.runs
-            ],
-            workers=max(1, min(jobs, len(chosen.runs))),
-            start="spawn",  # a clean interpreter per notebook runner: no state from this process
-            progress=progress,
-            description=f"report {chosen.name}",
-            unit="notebook",
-            describe=_describe,
-        )
+    start_order = notebook_start_order(chosen.runs)
+    started_results = fan_out(
+        _run_one,
+        [
+            _Job(chosen.runs[i], str(source.resolve()), str(out.resolve()), timeout, command, code)
+            for i in start_order
+        ],
+        workers=max(1, min(jobs, len(chosen.runs))),
+        start="spawn",  # a clean interpreter per notebook runner: no state from this process
+        progress=progress,
+        description=f"report {chosen.name}",
+        unit="notebook",
+        describe=_describe,
     )
+    ordered = tuple(result for _, result in sorted(zip(start_order, started_results, strict=True)))
     run_time = time.perf_counter() - started
     page = render_index(
         ordered,
