@@ -221,3 +221,13 @@ def test_heaviest_notebooks_start_first_ties_in_profile_order():
         NotebookRun("d", "D", weight=2),
     ]
     assert notebook_start_order(runs) == [1, 3, 0, 2]
+
+
+def test_quick_profile_sweeps_every_normal_diagnostic_and_its_hard_subset():
+    from cogames_lib.diagnostics import DIAGNOSTICS
+    from cogames_lib.sweep.validate import normalise_diagnostics
+
+    (sweep,) = [run for run in profiles_module.PROFILES["quick"].runs if run.notebook == "diagnostics_sweep"]
+    names, _ = normalise_diagnostics(sweep.parameters["diagnostics"])
+    hard = [name for name in names if name not in DIAGNOSTICS]
+    assert set(DIAGNOSTICS) < set(names) and len(hard) == len(profiles_module.QUICK_HARD) >= 5

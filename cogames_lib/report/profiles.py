@@ -66,6 +66,20 @@ MINDCRAFT_SAMPLE_RUN = NotebookRun(
 )
 
 
+# The quick profile's hard tier: one diagnostic per family whose hard maps differ in kind (a maze, an open-room
+# search, out-of-view memory, extraction, unclipping, a radial gathering, a team assembly). Every hard map is
+# generated and certified per episode (about 50 ms of CPU each), so all 23 would double the quick sweep.
+QUICK_HARD = (
+    "chest_navigation3_hard",
+    "chest_deposit_search_hard",
+    "memory_hard",
+    "extract_missing_silicon_hard",
+    "unclip_craft_hard",
+    "radial_hard",
+    "multi_station_hard",
+)
+
+
 def _sweep_run(**parameters: Any) -> NotebookRun:
     """The diagnostics notebook with the parameters both profiles share, overridden by `parameters`."""
     defaults = dict(
@@ -101,7 +115,10 @@ PROFILES: dict[str, Profile] = {
         jobs=3,
         runs=(
             _sweep_run(
-                policies=["scripted", "scripted:-chorus", "random", "noop"], agent_counts=[1, 2], seeds=2
+                policies=["scripted", "scripted:-chorus", "random", "noop"],
+                diagnostics=["normal", *QUICK_HARD],
+                agent_counts=[1, 2],
+                seeds=2,
             ),
             MINDCRAFT_SAMPLE_RUN,
             LEARNED_REFERENCE_RUN,
