@@ -104,8 +104,9 @@ class FolderScan(NamedTuple):
 class Folder(NamedTuple):
     """A folder the walk will scan."""
 
-    root: int  # index of the root it was reached from
-    parts: tuple[str, ...]  # names below that root: (root, parts) orders the walk
+    # orders the walk: the root's index, then the names below it, each after a NUL (which sorts before any
+    # character a name can hold, so these strings sort as the tuples of names would, only faster)
+    key: str
     path: str
     depth: int
     layout_hint: str  # the layout of tasks found in it: current, or s3_download below a bots/ folder
@@ -133,7 +134,7 @@ def _entry_kind(entry: os.DirEntry[str]) -> str:
 
 
 _RUN_ORDER = operator.attrgetter("run", "agent", "file_name")  # logs in a unit: by run, then agent
-_WALK_ORDER = operator.itemgetter(0, 1)  # (root, names below it), then the place in the folder
+_FIRST = operator.itemgetter(0)  # the walk key (a stable sort keeps a folder's units in their order)
 
 
 def _by_run(logs: list[LogFile]) -> tuple[LogFile, ...]:
@@ -278,27 +279,25 @@ def find_task_units(roots: Sequence[str]) -> tuple[list[TaskUnit], list[SkippedF
     first (the shallower one, then the first in walk order) is the one analysed.
     """
     walked: dict[str, str] = {}  # real path -> the path it is walked under
-    found: list[
-        tuple[tuple[int, tuple[str, ...]], int, TaskUnit]
-    ] = []  # (walk key, place in its folder, unit)
+    found: list[tuple[str, TaskUnit]] = []  # (walk key of its folder, unit)
     skipped: list[tuple[Folder, SkippedFolder]] = []
     level: list[Folder] = []
     for index, root in enumerate(roots):
         real = os.path.realpath(root)
-        _enter(Folder(index, (), os.path.normpath(root), 0, "current", real, (real,)), walked, level, skipped)
+        top = Folder(f"{index:09d}", os.path.normpath(root), 0, "current", real, (real,))
+        _enter(top, walked, level, skipped)
     while level:
         following: list[Folder] = []
         for folder in level:
             scan = scan_folder(folder.path, folder.depth, folder.layout_hint, folder.allowed)
-            for number, unit in enumerate(scan.units):
-                found.append(((folder.root, folder.parts), number, unit))
+            for unit in scan.units:
+                found.append((folder.key, unit))
             for item in scan.skipped:
                 skipped.append((folder, item))
             hint = "s3_download" if scan.s3_marker else "current"
             for name, link in scan.subfolders:
                 child = Folder(
-                    folder.root,
-                    (*folder.parts, name),
+                    folder.key + "\0" + name,
                     folder.path + os.sep + name,
                     folder.depth + 1,
                     hint,
@@ -307,9 +306,9 @@ def find_task_units(roots: Sequence[str]) -> tuple[list[TaskUnit], list[SkippedF
                 )
                 _enter(child, walked, following, skipped)
         level = following
-    found.sort(key=_WALK_ORDER)
-    skipped.sort(key=lambda item: (item[0].root, item[0].parts, item[1].path))
-    return _gather_repetitions([unit for _, _, unit in found]), [item for _, item in skipped]
+    found.sort(key=_FIRST)
+    skipped.sort(key=lambda item: (item[0].key, item[1].path))
+    return _gather_repetitions([unit for _, unit in found]), [item for _, item in skipped]
 
 
 def _gather_repetitions(units: list[TaskUnit]) -> list[TaskUnit]:
