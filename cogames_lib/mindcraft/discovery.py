@@ -155,55 +155,51 @@ def scan_folder(
     subfolders: list[tuple[str, str | None]] = []
     skipped: list[SkippedFolder] = []
     try:
+        rest = []  # every entry but a plain current-layout log (.gitkeep, .DS_Store: never evidence)
         with os.scandir(path) as entries:
-            for entry in entries:
-                entry_name, read_path = entry.name, entry.path
-                if entry.is_file(follow_symlinks=False):  # nearly every entry: d_type answers, no stat
-                    if match := AGENT_LOG_NAME.match(
-                        entry_name
-                    ):  # the usual log, in as few steps as possible
-                        current.append(LogFile(entry_name, match[1], int(match[2]), read_path))
-                        continue
-                elif entry_name.startswith("."):  # .gitkeep, .DS_Store: never evidence either way
-                    continue
-                elif entry.is_dir(follow_symlinks=False):
-                    if _looks_like_log(entry_name):
-                        skipped.append(SkippedFolder(read_path, "a directory named like a log"))
-                    else:
-                        subfolders.append((entry_name, None))
-                    continue
-                elif entry.is_symlink():
-                    want_dir = entry.is_dir()
-                    if not want_dir and not _looks_like_log(entry_name):
-                        others.append(entry_name)  # never followed: its name says it is no log
-                        continue
-                    real, reason = resolve_symlink(read_path, allowed, want_dir)
-                    if real is None:
-                        skipped.append(SkippedFolder(read_path, reason, "folder" if want_dir else "file"))
-                    elif want_dir:
-                        subfolders.append((entry_name, real))
-                    if real is None or want_dir:
-                        continue
-                    read_path = real
+            for entry in entries:  # d_type answers is_file: no stat
+                if entry.is_file(follow_symlinks=False) and (match := AGENT_LOG_NAME.match(entry.name)):
+                    current.append(LogFile(entry.name, match[1], int(match[2]), entry.path))
+                elif not entry.name.startswith("."):
+                    rest.append(entry)
+        if current and not rest:  # a plain task folder
+            return FolderScan((TaskUnit(layout_hint, name, path, _by_run(current)),))
+        for entry in rest:
+            entry_name, read_path = entry.name, entry.path
+            if entry.is_dir(follow_symlinks=False):
+                if _looks_like_log(entry_name):
+                    skipped.append(SkippedFolder(read_path, "a directory named like a log"))
                 else:
-                    skipped.append(SkippedFolder(read_path, f"{_entry_kind(entry)}, not read", "file"))
+                    subfolders.append((entry_name, None))
+                continue
+            if entry.is_symlink():
+                want_dir = entry.is_dir()
+                if not want_dir and not _looks_like_log(entry_name):
+                    others.append(entry_name)  # never followed: its name says it is no log
                     continue
-                if entry_name.startswith("."):
+                real, reason = resolve_symlink(read_path, allowed, want_dir)
+                if real is None:
+                    skipped.append(SkippedFolder(read_path, reason, "folder" if want_dir else "file"))
+                elif want_dir:
+                    subfolders.append((entry_name, real))
+                if real is None or want_dir:
                     continue
-                if match := AGENT_LOG_NAME.match(entry_name):  # a symlinked log
-                    current.append(LogFile(entry_name, match[1], int(match[2]), read_path))
-                elif match := PER_RUN_LOG_NAME.match(entry_name):
-                    per_run.append(LogFile(entry_name, match[1], 0, read_path))
-                elif match := FLAT_LOG_NAME.match(entry_name):
-                    flat.setdefault(match["task"], []).append(
-                        LogFile(entry_name, match["agent"], int(match["run"]), read_path)
-                    )
-                else:
-                    others.append(entry_name)
+                read_path = real
+            elif not entry.is_file(follow_symlinks=False):
+                skipped.append(SkippedFolder(read_path, f"{_entry_kind(entry)}, not read", "file"))
+                continue
+            if match := AGENT_LOG_NAME.match(entry_name):  # a symlinked log
+                current.append(LogFile(entry_name, match[1], int(match[2]), read_path))
+            elif match := PER_RUN_LOG_NAME.match(entry_name):
+                per_run.append(LogFile(entry_name, match[1], 0, read_path))
+            elif match := FLAT_LOG_NAME.match(entry_name):
+                flat.setdefault(match["task"], []).append(
+                    LogFile(entry_name, match["agent"], int(match["run"]), read_path)
+                )
+            else:
+                others.append(entry_name)
     except OSError as error:
         return FolderScan(skipped=(SkippedFolder(path, f"unreadable ({error.strerror or error})"),))
-    if current and not (others or per_run or flat or subfolders or skipped):  # a plain task folder
-        return FolderScan((TaskUnit(layout_hint, name, path, _by_run(current)),))
     subfolders.sort()
     s3_marker = any(sub == S3_MARKER_FOLDER for sub, _ in subfolders)
     run_folder = PER_RUN_FOLDER_NAME.match(name)
