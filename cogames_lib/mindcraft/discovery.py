@@ -323,7 +323,7 @@ def _gather_repetitions(units: list[TaskUnit]) -> list[TaskUnit]:
             continue
         first = gathered[place[key]]
         ignored = tuple(sorted({*first.ignored, *unit.ignored}))
-        gathered[place[key]] = first._replace(logs=first.logs + unit.logs, ignored=ignored)
+        gathered[place[key]] = first._replace(logs=_by_run([*first.logs, *unit.logs]), ignored=ignored)
     return gathered
 
 

@@ -45,39 +45,24 @@ def mark_stale(outcome: dict[str, Any], reason: str) -> dict[str, Any]:
     }
 
 
-def _latest_start(
-    outcomes: Sequence[Mapping[str, Any]], skip: Mapping[str, Any] | None = None
-) -> float | None:
-    starts = [o["task_start_ms"] for o in outcomes if o is not skip and o.get("task_start_ms") is not None]
-    return max(starts) if starts else None
-
-
 def skew_seconds(outcome: Mapping[str, Any], partners: Sequence[Mapping[str, Any]]) -> float | None:
     """How many seconds `outcome` started before the latest of its repetition partners (None: unknown)."""
-    start = outcome.get("task_start_ms")
-    latest = _latest_start(partners, skip=outcome)
-    if start is None or latest is None:
-        return None
-    return (latest - start) / 1000.0
+    start = outcome["task_start_ms"]
+    starts = [o["task_start_ms"] for o in partners if o is not outcome and o["task_start_ms"] is not None]
+    return None if start is None or not starts else (max(starts) - start) / 1000.0
 
 
-def mark_skewed(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Outcomes with every log that started too early for its repetition marked stale."""
-    starts = [o["task_start_ms"] for o in outcomes if o["task_start_ms"] is not None]
+def mark_skewed(partners: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The outcomes of one repetition, every log that started too early for it marked stale."""
+    starts = [o["task_start_ms"] for o in partners if o["task_start_ms"] is not None]
     if len(starts) < 2 or max(starts) - min(starts) <= STALE_START_SKEW_S * 1000:
-        return outcomes  # the usual case: every log of the task started within the limit of the others
-    by_run: dict[Any, list[dict[str, Any]]] = {}
-    for outcome in outcomes:
-        by_run.setdefault(outcome["run_index"], []).append(outcome)
+        return partners  # the usual case: every agent started within the limit of the others
     result = []
-    for outcome in outcomes:
-        skew = skew_seconds(outcome, by_run[outcome["run_index"]])
+    for outcome in partners:
+        skew = skew_seconds(outcome, partners)
         if skew is not None and skew > STALE_START_SKEW_S:
-            outcome = mark_stale(
-                outcome,
-                f"taskStart {skew:,.0f} s before the other agents of run {outcome['run_index']} "
-                f"(limit {STALE_START_SKEW_S:g} s)",
-            )
+            reason = f"taskStart {skew:,.0f} s before the other agents of run {outcome['run_index']}"
+            outcome = mark_stale(outcome, f"{reason} (limit {STALE_START_SKEW_S:g} s)")
         result.append(outcome)
     return result
 
