@@ -134,6 +134,7 @@ def _entry_kind(entry: os.DirEntry[str]) -> str:
 
 
 _RUN_ORDER = operator.attrgetter("run", "agent", "file_name")  # logs in a unit: by run, then agent
+_path_of = operator.attrgetter("path")
 _FIRST = operator.itemgetter(0)  # the walk key (a stable sort keeps a folder's units in their order)
 
 
@@ -229,10 +230,6 @@ def scan_folder(
     ]
     skipped += [_file(path, other, NOT_A_LOG) for other in others if other != RESULTS_FILE]
     return FolderScan(tuple(units), tuple(subfolders), tuple(sorted(skipped, key=_path_of)), s3_marker)
-
-
-def _path_of(item: SkippedFolder) -> str:
-    return item.path
 
 
 def _file(folder: str, name: str, reason: str) -> SkippedFolder:

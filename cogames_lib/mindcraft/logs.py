@@ -92,9 +92,7 @@ _decode_log = msgspec.json.Decoder(_Log | list[_Turn]).decode
 def parse_agent_log_name(file_name: str) -> tuple[str, int] | None:
     """(agent_name, run_index) from `Andy_0_1.json`, or None when the name is not an agent log."""
     match = AGENT_LOG_NAME.match(file_name)
-    if match is None:
-        return None
-    return match.group("agent"), int(match.group("run"))
+    return None if match is None else (match["agent"], int(match["run"]))
 
 
 def error_outcome(
