@@ -68,11 +68,11 @@ class SkippedFolder:
 
 
 class LogFile(NamedTuple):
-    """One agent log to read."""
+    """One agent log to read; the fields in the order the logs of a unit are sorted (by run, then agent)."""
 
-    file_name: str
-    agent: str
     run: int
+    agent: str
+    file_name: str
     path: str  # where to read it (a followed symlink's target)
 
 
@@ -133,13 +133,12 @@ def _entry_kind(entry: os.DirEntry[str]) -> str:
         return f"unreadable ({error.strerror or error})"
 
 
-_RUN_ORDER = operator.attrgetter("run", "agent", "file_name")  # logs in a unit: by run, then agent
 _path_of = operator.attrgetter("path")
 _FIRST = operator.itemgetter(0)  # the walk key (a stable sort keeps a folder's units in their order)
 
 
 def _by_run(logs: list[LogFile]) -> tuple[LogFile, ...]:
-    return tuple(sorted(logs, key=_RUN_ORDER))
+    return tuple(sorted(logs))
 
 
 def scan_folder(
@@ -150,21 +149,21 @@ def scan_folder(
     if name in NON_TASK_FOLDER_NAMES and depth > 0:
         return FolderScan(skipped=(SkippedFolder(path, NON_TASK_FOLDER_NAMES[name]),))
     current: list[LogFile] = []
-    per_run: list[LogFile] = []
-    flat: dict[str, list[LogFile]] = {}
-    others: list[str] = []
-    subfolders: list[tuple[str, str | None]] = []
-    skipped: list[SkippedFolder] = []
+    rest = []  # every entry but a plain current-layout log (.gitkeep, .DS_Store: never evidence)
     try:
-        rest = []  # every entry but a plain current-layout log (.gitkeep, .DS_Store: never evidence)
         with os.scandir(path) as entries:
             for entry in entries:  # d_type answers is_file: no stat
                 if entry.is_file(follow_symlinks=False) and (match := AGENT_LOG_NAME.match(entry.name)):
-                    current.append(LogFile(entry.name, match[1], int(match[2]), entry.path))
+                    current.append(LogFile(int(match[2]), match[1], entry.name, entry.path))
                 elif not entry.name.startswith("."):
                     rest.append(entry)
         if current and not rest:  # a plain task folder
             return FolderScan((TaskUnit(layout_hint, name, path, _by_run(current)),))
+        per_run: list[LogFile] = []
+        flat: dict[str, list[LogFile]] = {}
+        others: list[str] = []
+        subfolders: list[tuple[str, str | None]] = []
+        skipped: list[SkippedFolder] = []
         for entry in rest:
             entry_name, read_path = entry.name, entry.path
             if entry.is_dir(follow_symlinks=False):
@@ -190,12 +189,12 @@ def scan_folder(
                 skipped.append(SkippedFolder(read_path, f"{_entry_kind(entry)}, not read", "file"))
                 continue
             if match := AGENT_LOG_NAME.match(entry_name):  # a symlinked log
-                current.append(LogFile(entry_name, match[1], int(match[2]), read_path))
+                current.append(LogFile(int(match[2]), match[1], entry_name, read_path))
             elif match := PER_RUN_LOG_NAME.match(entry_name):
-                per_run.append(LogFile(entry_name, match[1], 0, read_path))
+                per_run.append(LogFile(0, match[1], entry_name, read_path))
             elif match := FLAT_LOG_NAME.match(entry_name):
                 flat.setdefault(match["task"], []).append(
-                    LogFile(entry_name, match["agent"], int(match["run"]), read_path)
+                    LogFile(int(match["run"]), match["agent"], entry_name, read_path)
                 )
             else:
                 others.append(entry_name)
