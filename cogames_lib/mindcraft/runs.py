@@ -64,13 +64,24 @@ def read_model_name(experiment_root: str) -> str | None:
 
 
 def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
-    stale = next((outcome["stale_reason"] for outcome in outcomes if outcome["stale_reason"]), None)
-    statuses = {outcome["completion_status"] for outcome in outcomes}
-    scores = [outcome["raw_score"] for outcome in outcomes if outcome["raw_score"] is not None]
-    status = next((status for status in RUN_STATUS_PRIORITY if status in statuses), S.NO_SCORE_LOGGED.value)
+    statuses = set()
+    best: float | None = None
+    for outcome in outcomes:  # one pass, no generator: this runs once per repetition of every task
+        if outcome["stale_reason"]:
+            status, best, stale = S.LOG_FILE_ERROR.value, None, outcome["stale_reason"]
+            break
+        statuses.add(outcome["completion_status"])
+        if outcome["raw_score"] is not None and (best is None or outcome["raw_score"] > best):
+            best = outcome["raw_score"]
+    else:
+        status, stale = S.NO_SCORE_LOGGED.value, None
+        for candidate in RUN_STATUS_PRIORITY:
+            if candidate in statuses:
+                status = candidate
+                break
     return {
-        "completion_status": S.LOG_FILE_ERROR.value if stale else status,
-        "raw_score": None if stale else max(scores, default=None),
+        "completion_status": status,
+        "raw_score": best,
         "agent_log_count": len(outcomes),
         "stale_reason": stale,
     }
@@ -120,7 +131,11 @@ def build_run(
     by_run = {run_index: mark_skewed(partners) for run_index, partners in sorted(by_run.items())}
     outcomes = [outcome for partners in by_run.values() for outcome in partners]
     repetitions = {run_index: _combine_agents(partners) for run_index, partners in by_run.items()}
-    best = min(repetitions.items(), key=_rank, default=(0, None))[1]
+    best = (
+        min(repetitions.items(), key=_rank)[1]
+        if len(repetitions) > 1
+        else next(iter(repetitions.values()), None)
+    )
     status = best["completion_status"] if best else S.NO_SCORE_LOGGED.value
 
     if metrics is None:
