@@ -71,11 +71,11 @@ class _SystemTurn(msgspec.Struct, tag_field="role", tag="system", gc=False):
 
 
 class _UserTurn(msgspec.Struct, tag_field="role", tag="user", gc=False):
-    content: msgspec.Raw = msgspec.Raw(b"null")  # skipped, still checked as JSON
+    """No fields: its content is skipped (still checked as JSON), with no object made for it."""
 
 
 class _AssistantTurn(msgspec.Struct, tag_field="role", tag="assistant", gc=False):
-    content: msgspec.Raw = msgspec.Raw(b"null")
+    """As `_UserTurn`."""
 
 
 _Turn = _SystemTurn | _UserTurn | _AssistantTurn
