@@ -88,9 +88,9 @@ def find_identical_copies(
         for position, outcome in enumerate(run_outcomes):
             if outcome["file_size_bytes"] and outcome["agent_log_processed"]:
                 key = (outcome["file_size_bytes"], outcome["task_start_ms"], outcome["turn_count"])
-                place = first_place.setdefault(key, (run_position, position))
-                if place != (run_position, position):
-                    candidates.setdefault(key, [place]).append((run_position, position))
+                first = first_place.setdefault(key, place := (run_position, position))
+                if first is not place:  # the key was met before
+                    candidates.setdefault(key, [first]).append(place)
     stale: dict[tuple[int, int], str] = {}
     for places in candidates.values():
         if len({run for run, _ in places}) < 2:  # copies within one task are no sign
