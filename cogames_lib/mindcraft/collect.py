@@ -81,8 +81,7 @@ def _log_bytes(units: list[TaskUnit]) -> int:
 
 def _mark_copies(columns: dict[str, list[Any]], units: list[TaskUnit], job: ParseJob) -> None:
     """Rebuild the rows of tasks holding a log that is a byte-identical copy of another task's log."""
-    paths = [[log.path for log in unit.logs] for unit in units]
-    marks = find_identical_copies(columns["agent_outcomes"], paths, [unit.folder for unit in units])
+    marks = find_identical_copies(columns["agent_outcomes"], units)
     for row in sorted({row for row, _ in marks}):
         outcomes = [
             mark_stale(outcome, marks[row, position]) if (row, position) in marks else outcome

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from cogames_lib.mindcraft.discovery import TaskUnit
 from cogames_lib.mindcraft.files import RefusedFile, display_text, read_regular_file
 from cogames_lib.outcomes import CompletionStatus
 
@@ -75,12 +76,11 @@ def _same_bytes(first: str, second: str) -> bool:
 
 
 def find_identical_copies(
-    outcomes: Sequence[Sequence[Mapping[str, Any]]], paths: Sequence[Sequence[str]], folders: Sequence[str]
+    outcomes: Sequence[Sequence[Mapping[str, Any]]], units: Sequence[TaskUnit]
 ) -> dict[tuple[int, int], str]:
     """{(task position, log position): reason} for logs byte-identical to a log of another task.
 
-    `outcomes[t]` are the log outcomes of task t, found in `folders[t]`; `paths[t][i]` is the file
-    `outcomes[t][i]` was read from.
+    `outcomes[t]` are the log outcomes of task `units[t]`, in the order of its logs.
     """
     first_place: dict[tuple[Any, ...], tuple[int, int]] = {}  # a copy has the same size, start time, turns
     candidates: dict[tuple[Any, ...], list[tuple[int, int]]] = {}  # keys met more than once: the bytes decide
@@ -96,9 +96,8 @@ def find_identical_copies(
         if len({run for run, _ in places}) < 2:  # copies within one task are no sign
             continue
         first = places[0]
-        identical = [first] + [
-            p for p in places[1:] if _same_bytes(paths[first[0]][first[1]], paths[p[0]][p[1]])
-        ]
+        path = units[first[0]].logs[first[1]].path
+        identical = [first] + [p for p in places[1:] if _same_bytes(path, units[p[0]].logs[p[1]].path)]
         if len({run for run, _ in identical}) < 2:
             continue
         fits = []
@@ -110,7 +109,7 @@ def find_identical_copies(
         for place, fitting in zip(identical, fits, strict=True):
             if fitting and sum(fits) == 1:
                 continue  # the original: its partners started with it
-            others = sorted(display_text(folders[other[0]]) for other in identical if other != place)
+            others = sorted(display_text(units[other[0]].folder) for other in identical if other != place)
             stale[place] = f"byte-identical to a log in {others[0]}" + (
                 f" (and {len(others) - 1} more)" if len(others) > 1 else ""
             )
