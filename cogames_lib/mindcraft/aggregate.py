@@ -57,16 +57,6 @@ AGENT_COLUMNS: tuple[str, ...] = MINDCRAFT_AGENTS.columns
 SKIPPED_COLUMNS: tuple[str, ...] = MINDCRAFT_SKIPPED.columns
 
 
-def _definitions(
-    task_definitions: Mapping[str, Any] | str | os.PathLike[str] | Iterable[Any] | None,
-) -> Mapping[str, Any]:
-    if task_definitions is None:
-        return {}
-    if isinstance(task_definitions, Mapping):
-        return task_definitions
-    return load_task_definitions(task_file_paths(as_path_list(task_definitions)))
-
-
 def _typed_frame(columns: Mapping[str, list[Any]], schema: TableSchema) -> pd.DataFrame:
     """Columns -> a frame, each column of its dtype in `schema` (a column it lacks stays objects)."""
     typed: dict[str, Any] = {}
@@ -102,7 +92,9 @@ def aggregate_results(
     validate_analysis_parameters(roots, None, no_score_policy)
     if workers is not None and workers < 1:
         raise ParameterError(f"workers: must be >= 1, got {workers}")
-    definitions = _definitions(task_definitions)
+    definitions = task_definitions  # task files or folders of them are read here
+    if not isinstance(definitions, Mapping):
+        definitions = load_task_definitions(task_file_paths(as_path_list(definitions or [])))
     columns, skipped = collect_columns(
         roots,
         definitions,

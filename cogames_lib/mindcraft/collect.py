@@ -35,50 +35,37 @@ from cogames_lib.parallel import FanOut
 
 AUTO_PARALLEL_BYTES = 64 * 1024 * 1024
 CHUNKS_PER_WORKER = 8  # more chunks even out tasks of unequal size; each costs a round trip
-SERIAL_CHUNK = 500  # tasks a chunk in one process: only the progress bar sees chunks there
+SERIAL_CHUNK = 50  # tasks a chunk in one process: a chunk's per-run dicts die young (few full collections)
 
 
 class ParseJob(NamedTuple):
-    """What one worker parses: a chunk of task units and the definitions of their task ids."""
+    """What one worker parses: a chunk of task units, and the definitions and metrics of their task ids."""
 
     units: list[TaskUnit]
     definitions: Mapping[str, Any]
+    metrics: Mapping[str, dict[str, Any]]
     max_bytes: int
     no_score_policy: str
 
 
+def _run(unit: TaskUnit, outcomes: list[dict[str, Any]], job: ParseJob) -> dict[str, Any]:
+    definition = job.definitions.get(unit.task_id)
+    metrics = job.metrics[unit.task_id]  # shared by every task of that id: nothing mutates it
+    return build_run(
+        unit.task_id,
+        unit.folder,
+        unit.layout,
+        outcomes,
+        definition,
+        metrics=metrics,
+        ignored_files=unit.ignored,
+    )
+
+
 def parse_units(job: ParseJob) -> dict[str, list[Any]]:
     """The runs-table columns of a chunk of task units, in order (the fan-out's task)."""
-    metrics: dict[str, dict[str, Any]] = {}  # a task id recurs in every experiment: its metrics, once
-    runs = []
-    for unit in job.units:
-        definition = job.definitions.get(unit.task_id)
-        if unit.task_id not in metrics:
-            metrics[unit.task_id] = task_definition_metrics(unit.task_id, definition)
-        outcomes = read_unit(unit, job.max_bytes)
-        runs.append(
-            build_run(
-                unit.task_id,
-                unit.folder,
-                unit.layout,
-                outcomes,
-                definition,
-                metrics=metrics[unit.task_id],  # shared: nothing mutates it
-                ignored_files=unit.ignored,
-            )
-        )
+    runs = [_run(unit, read_unit(unit, job.max_bytes), job) for unit in job.units]
     return run_columns(runs, job.no_score_policy)
-
-
-def _jobs(
-    units: list[TaskUnit], definitions: Mapping[str, Any], size: int, max_bytes: int, policy: str
-) -> list[ParseJob]:
-    jobs = []
-    for start in range(0, len(units), size):
-        chunk = units[start : start + size]
-        needed = {unit.task_id: definitions[unit.task_id] for unit in chunk if unit.task_id in definitions}
-        jobs.append(ParseJob(chunk, needed, max_bytes, policy))
-    return jobs
 
 
 def _log_bytes(units: list[TaskUnit]) -> int:
@@ -92,27 +79,15 @@ def _log_bytes(units: list[TaskUnit]) -> int:
     return total
 
 
-def _mark_copies(
-    columns: dict[str, list[Any]], units: list[TaskUnit], definitions: Mapping[str, Any], policy: str
-) -> None:
+def _mark_copies(columns: dict[str, list[Any]], units: list[TaskUnit], job: ParseJob) -> None:
     """Rebuild the rows of tasks holding a log that is a byte-identical copy of another task's log."""
-    paths = [[log.path for log in unit.logs] for unit in units]
-    marks = find_identical_copies(columns["agent_outcomes"], paths, [unit.folder for unit in units])
+    marks = find_identical_copies(columns["agent_outcomes"], units)
     for row in sorted({row for row, _ in marks}):
-        unit = units[row]
         outcomes = [
             mark_stale(outcome, marks[row, position]) if (row, position) in marks else outcome
             for position, outcome in enumerate(columns["agent_outcomes"][row])
         ]
-        run = build_run(
-            unit.task_id,
-            unit.folder,
-            unit.layout,
-            outcomes,
-            definitions.get(unit.task_id),
-            ignored_files=unit.ignored,
-        )
-        for column, values in run_columns([run], policy).items():
+        for column, values in run_columns([_run(units[row], outcomes, job)], job.no_score_policy).items():
             columns[column][row] = values[0]
 
 
@@ -135,27 +110,35 @@ def collect_columns(
     units, skipped = find_task_units(roots)
     if workers is None:
         workers = (os.cpu_count() or 1) if _log_bytes(units) > AUTO_PARALLEL_BYTES else 1
-    size = -(-len(units) // (CHUNKS_PER_WORKER * workers)) if workers > 1 else SERIAL_CHUNK
+    # a task id recurs in every experiment: its metrics are derived once
+    ids = {unit.task_id: definitions.get(unit.task_id) for unit in units}
+    metrics = {task_id: task_definition_metrics(task_id, definition) for task_id, definition in ids.items()}
+    whole = ParseJob(units, definitions, metrics, max_bytes, no_score_policy)
+    size = max(1, -(-len(units) // (CHUNKS_PER_WORKER * workers))) if workers > 1 else SERIAL_CHUNK
+    jobs = []
+    for start in range(0, len(units), size):
+        chunk = units[start : start + size]
+        needed = {unit.task_id for unit in chunk}
+        jobs.append(
+            whole._replace(
+                units=chunk,
+                definitions={task_id: ids[task_id] for task_id in needed if ids[task_id] is not None},
+                metrics={task_id: metrics[task_id] for task_id in needed},
+            )
+        )
     columns = run_columns([], no_score_policy)
-    with FanOut(
-        workers=workers,
-        progress=progress,
-        description="agent logs",
-        unit="log",
-        total=sum(len(unit.logs) for unit in units),
-    ) as fan:
-        jobs = _jobs(units, definitions, max(1, size), max_bytes, no_score_policy)
+    logs = sum(len(unit.logs) for unit in units)
+    with FanOut(workers=workers, progress=progress, description="agent logs", unit="log", total=logs) as fan:
         for chunk in fan.map(parse_units, jobs, lambda job, _: sum(len(unit.logs) for unit in job.units)):
             for column, values in chunk.items():
                 columns[column] += values
-    _mark_copies(columns, units, definitions, no_score_policy)
+    _mark_copies(columns, units, whole)
+    experiments = [experiment_folder(unit.folder, unit.layout) for unit in units]
     models: dict[str, str | None] = {}
-    for unit in units:  # results.txt is read once per experiment
-        experiment = experiment_folder(unit.folder, unit.layout)
-        if experiment not in models:
-            model = model_name if model_name is not None else read_model_name(experiment)
-            models[experiment] = None if model is None else valid_text(model)
-    columns["model_name"] = [models[experiment_folder(unit.folder, unit.layout)] for unit in units]
+    for experiment in dict.fromkeys(experiments):  # results.txt is read once per experiment
+        model = model_name if model_name is not None else read_model_name(experiment)
+        models[experiment] = None if model is None else valid_text(model)
+    columns["model_name"] = [models[experiment] for experiment in experiments]
     return columns, skipped
 
 

@@ -91,28 +91,12 @@ def compare_models(
             )
     tasks_a, tasks_b = _per_task(runs, a), _per_task(runs, b)
     paired = tasks_a.merge(tasks_b[["task_id", "success"]], on="task_id", suffixes=("_a", "_b"))
-    rows = [
-        _compare_row(
-            "overall",
-            "all",
-            paired["success_a"].to_numpy(),
-            paired["success_b"].to_numpy(),
-            seed,
-            n_resamples,
-        )
-    ]
-    for group in COMPARISON_GROUPS[1:]:
-        for value, part in paired.groupby(group, sort=True):
-            rows.append(
-                _compare_row(
-                    group,
-                    str(value),
-                    part["success_a"].to_numpy(),
-                    part["success_b"].to_numpy(),
-                    seed,
-                    n_resamples,
-                )
-            )
+    rows = []
+    for group in COMPARISON_GROUPS:
+        parts = [("all", paired)] if group == "overall" else paired.groupby(group, sort=True)
+        for value, part in parts:
+            a_success, b_success = part["success_a"].to_numpy(), part["success_b"].to_numpy()
+            rows.append(_compare_row(group, str(value), a_success, b_success, seed, n_resamples))
     table = MINDCRAFT_COMPARISON.frame(rows)
     table.attrs.update(
         model_a=a,

@@ -68,11 +68,11 @@ class SkippedFolder:
 
 
 class LogFile(NamedTuple):
-    """One agent log to read."""
+    """One agent log to read; the fields in the order the logs of a unit are sorted (by run, then agent)."""
 
-    file_name: str
-    agent: str
     run: int
+    agent: str
+    file_name: str
     path: str  # where to read it (a followed symlink's target)
 
 
@@ -104,8 +104,9 @@ class FolderScan(NamedTuple):
 class Folder(NamedTuple):
     """A folder the walk will scan."""
 
-    root: int  # index of the root it was reached from
-    parts: tuple[str, ...]  # names below that root: (root, parts) orders the walk
+    # orders the walk: the root's index, then the names below it, each after a NUL (which sorts before any
+    # character a name can hold, so these strings sort as the tuples of names would, only faster)
+    key: str
     path: str
     depth: int
     layout_hint: str  # the layout of tasks found in it: current, or s3_download below a bots/ folder
@@ -132,12 +133,12 @@ def _entry_kind(entry: os.DirEntry[str]) -> str:
         return f"unreadable ({error.strerror or error})"
 
 
-_RUN_ORDER = operator.attrgetter("run", "agent", "file_name")  # logs in a unit: by run, then agent
-_WALK_ORDER = operator.itemgetter(0, 1)  # (root, names below it), then the place in the folder
+_path_of = operator.attrgetter("path")
+_FIRST = operator.itemgetter(0)  # the walk key (a stable sort keeps a folder's units in their order)
 
 
 def _by_run(logs: list[LogFile]) -> tuple[LogFile, ...]:
-    return tuple(sorted(logs, key=_RUN_ORDER))
+    return tuple(sorted(logs))
 
 
 def scan_folder(
@@ -148,61 +149,57 @@ def scan_folder(
     if name in NON_TASK_FOLDER_NAMES and depth > 0:
         return FolderScan(skipped=(SkippedFolder(path, NON_TASK_FOLDER_NAMES[name]),))
     current: list[LogFile] = []
-    per_run: list[LogFile] = []
-    flat: dict[str, list[LogFile]] = {}
-    others: list[str] = []
-    subfolders: list[tuple[str, str | None]] = []
-    skipped: list[SkippedFolder] = []
+    rest = []  # every entry but a plain current-layout log (.gitkeep, .DS_Store: never evidence)
     try:
         with os.scandir(path) as entries:
-            for entry in entries:
-                entry_name, read_path = entry.name, entry.path
-                if entry.is_file(follow_symlinks=False):  # nearly every entry: d_type answers, no stat
-                    if match := AGENT_LOG_NAME.match(
-                        entry_name
-                    ):  # the usual log, in as few steps as possible
-                        current.append(LogFile(entry_name, match[1], int(match[2]), read_path))
-                        continue
-                elif entry_name.startswith("."):  # .gitkeep, .DS_Store: never evidence either way
-                    continue
-                elif entry.is_dir(follow_symlinks=False):
-                    if _looks_like_log(entry_name):
-                        skipped.append(SkippedFolder(read_path, "a directory named like a log"))
-                    else:
-                        subfolders.append((entry_name, None))
-                    continue
-                elif entry.is_symlink():
-                    want_dir = entry.is_dir()
-                    if not want_dir and not _looks_like_log(entry_name):
-                        others.append(entry_name)  # never followed: its name says it is no log
-                        continue
-                    real, reason = resolve_symlink(read_path, allowed, want_dir)
-                    if real is None:
-                        skipped.append(SkippedFolder(read_path, reason, "folder" if want_dir else "file"))
-                    elif want_dir:
-                        subfolders.append((entry_name, real))
-                    if real is None or want_dir:
-                        continue
-                    read_path = real
+            for entry in entries:  # d_type answers is_file: no stat
+                if entry.is_file(follow_symlinks=False) and (match := AGENT_LOG_NAME.match(entry.name)):
+                    current.append(LogFile(int(match[2]), match[1], entry.name, entry.path))
+                elif not entry.name.startswith("."):
+                    rest.append(entry)
+        if current and not rest:  # a plain task folder
+            return FolderScan((TaskUnit(layout_hint, name, path, _by_run(current)),))
+        per_run: list[LogFile] = []
+        flat: dict[str, list[LogFile]] = {}
+        others: list[str] = []
+        subfolders: list[tuple[str, str | None]] = []
+        skipped: list[SkippedFolder] = []
+        for entry in rest:
+            entry_name, read_path = entry.name, entry.path
+            if entry.is_dir(follow_symlinks=False):
+                if _looks_like_log(entry_name):
+                    skipped.append(SkippedFolder(read_path, "a directory named like a log"))
                 else:
-                    skipped.append(SkippedFolder(read_path, f"{_entry_kind(entry)}, not read", "file"))
+                    subfolders.append((entry_name, None))
+                continue
+            if entry.is_symlink():
+                want_dir = entry.is_dir()
+                if not want_dir and not _looks_like_log(entry_name):
+                    others.append(entry_name)  # never followed: its name says it is no log
                     continue
-                if entry_name.startswith("."):
+                real, reason = resolve_symlink(read_path, allowed, want_dir)
+                if real is None:
+                    skipped.append(SkippedFolder(read_path, reason, "folder" if want_dir else "file"))
+                elif want_dir:
+                    subfolders.append((entry_name, real))
+                if real is None or want_dir:
                     continue
-                if match := AGENT_LOG_NAME.match(entry_name):  # a symlinked log
-                    current.append(LogFile(entry_name, match[1], int(match[2]), read_path))
-                elif match := PER_RUN_LOG_NAME.match(entry_name):
-                    per_run.append(LogFile(entry_name, match[1], 0, read_path))
-                elif match := FLAT_LOG_NAME.match(entry_name):
-                    flat.setdefault(match["task"], []).append(
-                        LogFile(entry_name, match["agent"], int(match["run"]), read_path)
-                    )
-                else:
-                    others.append(entry_name)
+                read_path = real
+            elif not entry.is_file(follow_symlinks=False):
+                skipped.append(SkippedFolder(read_path, f"{_entry_kind(entry)}, not read", "file"))
+                continue
+            if match := AGENT_LOG_NAME.match(entry_name):  # a symlinked log
+                current.append(LogFile(int(match[2]), match[1], entry_name, read_path))
+            elif match := PER_RUN_LOG_NAME.match(entry_name):
+                per_run.append(LogFile(0, match[1], entry_name, read_path))
+            elif match := FLAT_LOG_NAME.match(entry_name):
+                flat.setdefault(match["task"], []).append(
+                    LogFile(int(match["run"]), match["agent"], entry_name, read_path)
+                )
+            else:
+                others.append(entry_name)
     except OSError as error:
         return FolderScan(skipped=(SkippedFolder(path, f"unreadable ({error.strerror or error})"),))
-    if current and not (others or per_run or flat or subfolders or skipped):  # a plain task folder
-        return FolderScan((TaskUnit(layout_hint, name, path, _by_run(current)),))
     subfolders.sort()
     s3_marker = any(sub == S3_MARKER_FOLDER for sub, _ in subfolders)
     run_folder = PER_RUN_FOLDER_NAME.match(name)
@@ -232,10 +229,6 @@ def scan_folder(
     ]
     skipped += [_file(path, other, NOT_A_LOG) for other in others if other != RESULTS_FILE]
     return FolderScan(tuple(units), tuple(subfolders), tuple(sorted(skipped, key=_path_of)), s3_marker)
-
-
-def _path_of(item: SkippedFolder) -> str:
-    return item.path
 
 
 def _file(folder: str, name: str, reason: str) -> SkippedFolder:
@@ -278,27 +271,25 @@ def find_task_units(roots: Sequence[str]) -> tuple[list[TaskUnit], list[SkippedF
     first (the shallower one, then the first in walk order) is the one analysed.
     """
     walked: dict[str, str] = {}  # real path -> the path it is walked under
-    found: list[
-        tuple[tuple[int, tuple[str, ...]], int, TaskUnit]
-    ] = []  # (walk key, place in its folder, unit)
+    found: list[tuple[str, TaskUnit]] = []  # (walk key of its folder, unit)
     skipped: list[tuple[Folder, SkippedFolder]] = []
     level: list[Folder] = []
     for index, root in enumerate(roots):
         real = os.path.realpath(root)
-        _enter(Folder(index, (), os.path.normpath(root), 0, "current", real, (real,)), walked, level, skipped)
+        top = Folder(f"{index:09d}", os.path.normpath(root), 0, "current", real, (real,))
+        _enter(top, walked, level, skipped)
     while level:
         following: list[Folder] = []
         for folder in level:
             scan = scan_folder(folder.path, folder.depth, folder.layout_hint, folder.allowed)
-            for number, unit in enumerate(scan.units):
-                found.append(((folder.root, folder.parts), number, unit))
+            for unit in scan.units:
+                found.append((folder.key, unit))
             for item in scan.skipped:
                 skipped.append((folder, item))
             hint = "s3_download" if scan.s3_marker else "current"
             for name, link in scan.subfolders:
                 child = Folder(
-                    folder.root,
-                    (*folder.parts, name),
+                    folder.key + "\0" + name,
                     folder.path + os.sep + name,
                     folder.depth + 1,
                     hint,
@@ -307,9 +298,9 @@ def find_task_units(roots: Sequence[str]) -> tuple[list[TaskUnit], list[SkippedF
                 )
                 _enter(child, walked, following, skipped)
         level = following
-    found.sort(key=_WALK_ORDER)
-    skipped.sort(key=lambda item: (item[0].root, item[0].parts, item[1].path))
-    return _gather_repetitions([unit for _, _, unit in found]), [item for _, item in skipped]
+    found.sort(key=_FIRST)
+    skipped.sort(key=lambda item: (item[0].key, item[1].path))
+    return _gather_repetitions([unit for _, unit in found]), [item for _, item in skipped]
 
 
 def _gather_repetitions(units: list[TaskUnit]) -> list[TaskUnit]:
@@ -328,7 +319,7 @@ def _gather_repetitions(units: list[TaskUnit]) -> list[TaskUnit]:
             continue
         first = gathered[place[key]]
         ignored = tuple(sorted({*first.ignored, *unit.ignored}))
-        gathered[place[key]] = first._replace(logs=first.logs + unit.logs, ignored=ignored)
+        gathered[place[key]] = first._replace(logs=_by_run([*first.logs, *unit.logs]), ignored=ignored)
     return gathered
 
 

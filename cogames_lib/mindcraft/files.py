@@ -67,17 +67,13 @@ def read_regular_file(path: str, max_bytes: int = DEFAULT_MAX_LOG_BYTES) -> byte
             raise RefusedFile(f"{kind_of_mode(info.st_mode)}, not a regular file")
         if info.st_size > max_bytes:
             raise RefusedFile(f"{info.st_size:,} bytes, over the {max_bytes:,}-byte cap")
-        chunk = os.read(descriptor, min(_READ_CHUNK, max_bytes + 1))
-        if len(chunk) < _READ_CHUNK:
-            data = chunk
-        else:
-            parts, total = [chunk], len(chunk)
-            while chunk and total <= max_bytes:
-                chunk = os.read(descriptor, min(_READ_CHUNK, max_bytes + 1 - total))
-                parts.append(chunk)
-                total += len(chunk)
-            data = b"".join(parts)
-        if len(data) > max_bytes:  # grew while we read it
+        data = os.read(descriptor, info.st_size + 1)  # the whole file and a byte more: one read
+        while info.st_size < len(data) <= max_bytes:  # it grew since fstat: read on, up to the cap
+            chunk = os.read(descriptor, min(_READ_CHUNK, max_bytes + 1 - len(data)))
+            if not chunk:
+                break
+            data += chunk
+        if len(data) > max_bytes:
             raise RefusedFile(f"over the {max_bytes:,}-byte cap")
         return data
     finally:

@@ -26,8 +26,7 @@ Outcome dict keys (one row of the `mindcraft_agents` table; every text is valid 
 
 Decoding. msgspec reads the log typed to its shape: the `turns` list, each turn told apart by its
 `role` (only a system turn can hold a verdict, so only its `content` is decoded; the others are skipped)
-and `taskStart`, and the system turns are searched only when the bytes hold "ended" (or an escape that
-could spell it: `verdicts.VERDICT_MARKER`), as every verdict does; every other field is skipped too, but still checked as JSON, so a truncated or corrupt
+and `taskStart`; every other field is skipped too, but still checked as JSON, so a truncated or corrupt
 log is refused. Real logs are whole LLM conversations (tens to hundreds of KB): this reads them in well
 under half the time `json.load` takes (docs/mindcraft.md, "Speed"). msgspec does not check UTF-8 (checked
 first when the bytes are not ASCII) and refuses what Python's json accepts (`NaN`, a byte-order mark,
@@ -55,8 +54,6 @@ from cogames_lib.mindcraft.files import (
 )
 from cogames_lib.mindcraft.verdicts import (
     SCORE_NOTES,
-    VERDICT_ESCAPE,
-    VERDICT_MARKER,
     classify_verdict,
     find_verdict,
     infer_score_scale,
@@ -74,11 +71,11 @@ class _SystemTurn(msgspec.Struct, tag_field="role", tag="system", gc=False):
 
 
 class _UserTurn(msgspec.Struct, tag_field="role", tag="user", gc=False):
-    content: msgspec.Raw = msgspec.Raw(b"null")  # skipped, still checked as JSON
+    """No fields: its content is skipped (still checked as JSON), with no object made for it."""
 
 
 class _AssistantTurn(msgspec.Struct, tag_field="role", tag="assistant", gc=False):
-    content: msgspec.Raw = msgspec.Raw(b"null")
+    """As `_UserTurn`."""
 
 
 _Turn = _SystemTurn | _UserTurn | _AssistantTurn
@@ -95,9 +92,7 @@ _decode_log = msgspec.json.Decoder(_Log | list[_Turn]).decode
 def parse_agent_log_name(file_name: str) -> tuple[str, int] | None:
     """(agent_name, run_index) from `Andy_0_1.json`, or None when the name is not an agent log."""
     match = AGENT_LOG_NAME.match(file_name)
-    if match is None:
-        return None
-    return match.group("agent"), int(match.group("run"))
+    return None if match is None else (match["agent"], int(match["run"]))
 
 
 def error_outcome(
@@ -123,8 +118,8 @@ def _fast_read(data: bytes) -> tuple[Any, Any, list[Any]] | None:
     except (msgspec.MsgspecError, RecursionError):
         return None
     turns, start = (document, None) if type(document) is list else (document.turns, document.taskStart)
-    if turns is msgspec.UNSET or not (VERDICT_MARKER in data or VERDICT_ESCAPE in data):
-        return turns, start, []  # no verdict can hide in these bytes: the turns are only counted
+    if turns is msgspec.UNSET:
+        return turns, start, []
     return turns, start, [turn.content for turn in reversed(turns) if type(turn) is _SystemTurn]
 
 

@@ -43,21 +43,11 @@ from cogames_lib.mindcraft.tasks import task_definition_metrics, task_type_of
 from cogames_lib.mindcraft.verdicts import SCORE_SCALE_BY_TASK_TYPE, infer_score_scale
 from cogames_lib.outcomes import STATUS_ORDER, CompletionStatus
 
-# Agents within one run: the first status present in this list decides (TIMED_OUT overrides all).
-RUN_STATUS_PRIORITY: tuple[str, ...] = tuple(
-    status.value  # plain strings: enum members hash and compare through Python code
-    for status in (
-        CompletionStatus.TIMED_OUT,
-        CompletionStatus.SUCCESS,
-        CompletionStatus.FAILED_PARTIAL_SCORE,
-        CompletionStatus.FAILED_SCORE_ZERO,
-        CompletionStatus.NO_SCORE_LOGGED,
-        CompletionStatus.LOG_FILE_ERROR,
-    )
-)
-_NO_SCORE = CompletionStatus.NO_SCORE_LOGGED.value
-_SUCCESS = CompletionStatus.SUCCESS.value
-_LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
+S = CompletionStatus
+# Agents within one run: the first status present in this list decides: TIMED_OUT overrides all, then
+# the best status (STATUS_ORDER). Plain strings: enum members hash and compare through Python code.
+_SET_APART = (S.TIMED_OUT.value, S.RUN_ERROR.value)  # first in the list; never a log's status
+RUN_STATUS_PRIORITY: tuple[str, ...] = (S.TIMED_OUT.value, *(s for s in STATUS_ORDER if s not in _SET_APART))
 _STATUS_RANK = {status: rank for rank, status in enumerate(STATUS_ORDER)}
 
 
@@ -76,41 +66,32 @@ def read_model_name(experiment_root: str) -> str | None:
 def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
     statuses = set()
     best: float | None = None
-    for outcome in outcomes:  # one pass: this runs once per repetition of every task
+    for outcome in outcomes:  # one pass, no generator: this runs once per repetition of every task
         if outcome["stale_reason"]:
-            return {
-                "completion_status": _LOG_FILE_ERROR,
-                "raw_score": None,
-                "agent_log_count": len(outcomes),
-                "stale_reason": outcome["stale_reason"],
-            }
-        statuses.add(outcome["completion_status"])
-        score = outcome["raw_score"]
-        if score is not None and (best is None or score > best):
-            best = score
-    status = _NO_SCORE
-    for candidate in RUN_STATUS_PRIORITY:  # a loop, not next(<generator>): once per repetition
-        if candidate in statuses:
-            status = candidate
+            status, best, stale = S.LOG_FILE_ERROR.value, None, outcome["stale_reason"]
             break
+        statuses.add(outcome["completion_status"])
+        if outcome["raw_score"] is not None and (best is None or outcome["raw_score"] > best):
+            best = outcome["raw_score"]
+    else:
+        status, stale = S.NO_SCORE_LOGGED.value, None
+        for candidate in RUN_STATUS_PRIORITY:
+            if candidate in statuses:
+                status = candidate
+                break
     return {
         "completion_status": status,
         "raw_score": best,
         "agent_log_count": len(outcomes),
-        "stale_reason": None,
+        "stale_reason": stale,
     }
 
 
-def _best_repetition(repetitions: dict[int, dict[str, Any]]) -> dict[str, Any] | None:
-    if len(repetitions) < 2:
-        return next(iter(repetitions.values()), None)
-
-    def rank(item: tuple[int, dict[str, Any]]) -> tuple[int, float, int]:
-        run_index, run = item
-        score = run["raw_score"] if run["raw_score"] is not None else -1.0
-        return (_STATUS_RANK[run["completion_status"]], -score, run_index)
-
-    return min(repetitions.items(), key=rank)[1]
+def _rank(item: tuple[int, dict[str, Any]]) -> tuple[int, float, int]:
+    """Repetitions, best first: by status (success first), then score, then the lower run index."""
+    run_index, run = item
+    score = run["raw_score"] if run["raw_score"] is not None else -1.0
+    return (_STATUS_RANK[run["completion_status"]], -score, run_index)
 
 
 def _score_scale(task_type: str | None, outcomes: list[dict[str, Any]]) -> float:
@@ -144,13 +125,18 @@ def build_run(
     experiment_root = experiment_folder(folder, layout)
     task_type = task_type_of(task_id, task_definition)
     scale = _score_scale(task_type, outcomes)
-    outcomes = mark_skewed([rescale_outcome(outcome, scale) for outcome in outcomes])
     by_run: dict[int, list[dict[str, Any]]] = {}
-    for outcome in outcomes:
-        by_run.setdefault(outcome["run_index"], []).append(outcome)
-    repetitions = {run_index: _combine_agents(by_run[run_index]) for run_index in sorted(by_run)}
-    best = _best_repetition(repetitions)
-    status = best["completion_status"] if best else _NO_SCORE
+    for outcome in outcomes:  # in the unit's order: by run index, then agent
+        by_run.setdefault(outcome["run_index"], []).append(rescale_outcome(outcome, scale))
+    by_run = {run_index: mark_skewed(partners) for run_index, partners in sorted(by_run.items())}
+    outcomes = [outcome for partners in by_run.values() for outcome in partners]
+    repetitions = {run_index: _combine_agents(partners) for run_index, partners in by_run.items()}
+    best = (
+        min(repetitions.items(), key=_rank)[1]
+        if len(repetitions) > 1
+        else next(iter(repetitions.values()), None)
+    )
+    status = best["completion_status"] if best else S.NO_SCORE_LOGGED.value
 
     if metrics is None:
         metrics = task_definition_metrics(task_id, task_definition)
@@ -170,7 +156,7 @@ def build_run(
         ),
         "total_agent_logs_found": len(outcomes),
         "overall_raw_score": best["raw_score"] if best else None,
-        "overall_is_successful": status == _SUCCESS,
+        "overall_is_successful": status == S.SUCCESS.value,
         "overall_completion_status": status,
         "repetitions": repetitions,
         "agent_outcomes": outcomes,

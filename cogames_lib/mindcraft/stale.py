@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from cogames_lib.mindcraft.discovery import TaskUnit
 from cogames_lib.mindcraft.files import RefusedFile, display_text, read_regular_file
 from cogames_lib.outcomes import CompletionStatus
 
@@ -45,39 +46,24 @@ def mark_stale(outcome: dict[str, Any], reason: str) -> dict[str, Any]:
     }
 
 
-def _latest_start(
-    outcomes: Sequence[Mapping[str, Any]], skip: Mapping[str, Any] | None = None
-) -> float | None:
-    starts = [o["task_start_ms"] for o in outcomes if o is not skip and o.get("task_start_ms") is not None]
-    return max(starts) if starts else None
-
-
 def skew_seconds(outcome: Mapping[str, Any], partners: Sequence[Mapping[str, Any]]) -> float | None:
     """How many seconds `outcome` started before the latest of its repetition partners (None: unknown)."""
-    start = outcome.get("task_start_ms")
-    latest = _latest_start(partners, skip=outcome)
-    if start is None or latest is None:
-        return None
-    return (latest - start) / 1000.0
+    start = outcome["task_start_ms"]
+    starts = [o["task_start_ms"] for o in partners if o is not outcome and o["task_start_ms"] is not None]
+    return None if start is None or not starts else (max(starts) - start) / 1000.0
 
 
-def mark_skewed(outcomes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Outcomes with every log that started too early for its repetition marked stale."""
-    starts = [o["task_start_ms"] for o in outcomes if o["task_start_ms"] is not None]
+def mark_skewed(partners: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The outcomes of one repetition, every log that started too early for it marked stale."""
+    starts = [o["task_start_ms"] for o in partners if o["task_start_ms"] is not None]
     if len(starts) < 2 or max(starts) - min(starts) <= STALE_START_SKEW_S * 1000:
-        return outcomes  # the usual case: every log of the task started within the limit of the others
-    by_run: dict[Any, list[dict[str, Any]]] = {}
-    for outcome in outcomes:
-        by_run.setdefault(outcome["run_index"], []).append(outcome)
+        return partners  # the usual case: every agent started within the limit of the others
     result = []
-    for outcome in outcomes:
-        skew = skew_seconds(outcome, by_run[outcome["run_index"]])
+    for outcome in partners:
+        skew = skew_seconds(outcome, partners)
         if skew is not None and skew > STALE_START_SKEW_S:
-            outcome = mark_stale(
-                outcome,
-                f"taskStart {skew:,.0f} s before the other agents of run {outcome['run_index']} "
-                f"(limit {STALE_START_SKEW_S:g} s)",
-            )
+            reason = f"taskStart {skew:,.0f} s before the other agents of run {outcome['run_index']}"
+            outcome = mark_stale(outcome, f"{reason} (limit {STALE_START_SKEW_S:g} s)")
         result.append(outcome)
     return result
 
@@ -90,12 +76,11 @@ def _same_bytes(first: str, second: str) -> bool:
 
 
 def find_identical_copies(
-    outcomes: Sequence[Sequence[Mapping[str, Any]]], paths: Sequence[Sequence[str]], folders: Sequence[str]
+    outcomes: Sequence[Sequence[Mapping[str, Any]]], units: Sequence[TaskUnit]
 ) -> dict[tuple[int, int], str]:
     """{(task position, log position): reason} for logs byte-identical to a log of another task.
 
-    `outcomes[t]` are the log outcomes of task t, found in `folders[t]`; `paths[t][i]` is the file
-    `outcomes[t][i]` was read from.
+    `outcomes[t]` are the log outcomes of task `units[t]`, in the order of its logs.
     """
     first_place: dict[tuple[Any, ...], tuple[int, int]] = {}  # a copy has the same size, start time, turns
     candidates: dict[tuple[Any, ...], list[tuple[int, int]]] = {}  # keys met more than once: the bytes decide
@@ -103,17 +88,16 @@ def find_identical_copies(
         for position, outcome in enumerate(run_outcomes):
             if outcome["file_size_bytes"] and outcome["agent_log_processed"]:
                 key = (outcome["file_size_bytes"], outcome["task_start_ms"], outcome["turn_count"])
-                place = first_place.setdefault(key, (run_position, position))
-                if place != (run_position, position):
-                    candidates.setdefault(key, [place]).append((run_position, position))
+                first = first_place.setdefault(key, place := (run_position, position))
+                if first is not place:  # the key was met before
+                    candidates.setdefault(key, [first]).append(place)
     stale: dict[tuple[int, int], str] = {}
     for places in candidates.values():
         if len({run for run, _ in places}) < 2:  # copies within one task are no sign
             continue
         first = places[0]
-        identical = [first] + [
-            p for p in places[1:] if _same_bytes(paths[first[0]][first[1]], paths[p[0]][p[1]])
-        ]
+        path = units[first[0]].logs[first[1]].path
+        identical = [first] + [p for p in places[1:] if _same_bytes(path, units[p[0]].logs[p[1]].path)]
         if len({run for run, _ in identical}) < 2:
             continue
         fits = []
@@ -125,7 +109,7 @@ def find_identical_copies(
         for place, fitting in zip(identical, fits, strict=True):
             if fitting and sum(fits) == 1:
                 continue  # the original: its partners started with it
-            others = sorted(display_text(folders[other[0]]) for other in identical if other != place)
+            others = sorted(display_text(units[other[0]].folder) for other in identical if other != place)
             stale[place] = f"byte-identical to a log in {others[0]}" + (
                 f" (and {len(others) - 1} more)" if len(others) > 1 else ""
             )

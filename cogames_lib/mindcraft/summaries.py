@@ -104,14 +104,10 @@ def summary_construction_scores(runs: pd.DataFrame) -> pd.DataFrame:
             index=score_columns,
         )
 
-    positive = rate_table(scores, keys or None, "score_positive").rename(
-        columns={
-            "successes": "positive_runs",
-            "rate": "positive_rate",
-            "ci_low": "positive_ci_low",
-            "ci_high": "positive_ci_high",
-        }
-    )[[*keys, *positive_columns]]
+    renamed = dict(zip(("successes", "rate", "ci_low", "ci_high"), positive_columns, strict=True))
+    positive = rate_table(scores, keys or None, "score_positive").rename(columns=renamed)[
+        [*keys, *positive_columns]
+    ]
     if keys:
         stats = scores.groupby(keys, observed=True)[["score"]].apply(describe).reset_index()
         result = rates.merge(stats, on=keys, how="outer").merge(positive, on=keys, how="outer")

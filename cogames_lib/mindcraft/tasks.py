@@ -137,17 +137,7 @@ def task_type_of(task_id: str, definition: Mapping[str, Any] | None) -> str | No
     """`type` of the definition (never the cooking-only `task_type`), else guessed from the id."""
     if definition is not None and isinstance(definition.get("type"), str):
         return definition["type"]
-    for fragment, task_type in TASK_TYPE_FROM_ID:
-        if fragment in task_id:
-            return task_type
-    return None
-
-
-def _plan_from_id(task_id: str) -> str | None:
-    for fragment, plan in PLAN_FROM_ID:
-        if fragment in task_id:
-            return plan
-    return None
+    return next((task_type for fragment, task_type in TASK_TYPE_FROM_ID if fragment in task_id), None)
 
 
 def _techtree_metrics(task_id: str, definition: Mapping[str, Any]) -> dict[str, Any]:
@@ -169,7 +159,7 @@ def _techtree_metrics(task_id: str, definition: Mapping[str, Any]) -> dict[str, 
         "depth": depth,
         "max_depth": _int_or_none(definition.get("max_depth")),
         "missing_item_count": missing_count,
-        "plan_availability": _plan_from_id(task_id),
+        "plan_availability": next((plan for fragment, plan in PLAN_FROM_ID if fragment in task_id), None),
         "requires_crafting_table": requires_table,
         "blocked_agent_count": blocked_count,
     }

@@ -37,12 +37,6 @@ LEGACY_VERDICTS: dict[str, tuple[CompletionStatus, float | None]] = {
     "No other agents found": (CompletionStatus.FAILED_SCORE_ZERO, 0.0),
 }
 
-# Cheap byte-level pre-check: a log whose bytes hold neither marker cannot hold a verdict, so its turns are
-# never searched (the common case: every agent but the one that logged the score). Every verdict phrase
-# contains "ended"; JSON could only hide it behind an escape of one of its letters (e = \u0065,
-# n = \u006e, d = \u0064), which all start with `\u006`.
-VERDICT_MARKER = b"ended"
-VERDICT_ESCAPE = b"\\u006"
 # The notes `classify_verdict` adds (dropped when a log is classified again under another scale)
 SCORE_NOTES: tuple[str, ...] = ("score ",)  # "score line holds no usable number ...", "score ... clipped"
 
