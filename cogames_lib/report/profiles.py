@@ -46,7 +46,7 @@ class Profile:
     cell_timeout_s: float | None  # None: no limit (the full profile may run for hours)
     runs: tuple[NotebookRun, ...]
     # Notebooks run at once (separate kernels). Overlapping one notebook's kernel start, imports and
-    # single-threaded drawing with another's sweep is what keeps the quick profile near a minute on 2 cores.
+    # single-threaded drawing with another's sweep is what keeps the quick profile under a minute on 2 cores.
     jobs: int = 1
 
 
@@ -112,7 +112,7 @@ PROFILES: dict[str, Profile] = {
         name="quick",
         description="small sweep, short probe training, synthetic Mindcraft sample (about a minute)",
         cell_timeout_s=600,
-        jobs=3,
+        jobs=2,
         runs=(
             _sweep_run(
                 policies=["scripted", "scripted:-chorus", "random", "noop"],
