@@ -114,8 +114,22 @@ def write_csv(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
 
 def write_parquet(path: str | os.PathLike[str], frame: pd.DataFrame) -> Path:
     """A DataFrame as parquet without its index (categorical columns keep their categories), zstd-compressed
-    (~15% smaller than pyarrow's default snappy on our probe tables; every parquet reader has it)."""
-    return write_with(path, lambda temporary: frame.to_parquet(temporary, index=False, compression="zstd"))
+    (~15% smaller than pyarrow's default snappy on our probe tables; every parquet reader has it). Float
+    columns use the byte-stream-split encoding instead of a dictionary (lossless; Q-values and softmax
+    weights shrink by a third: 9.0 -> 6.0 MB for the reference study's intention probes)."""
+    import pandas as pd
+
+    options: dict[str, object] = {}
+    if all(isinstance(column, str) for column in frame.columns):
+        floats = [column for column in frame.columns if pd.api.types.is_float_dtype(frame[column])]
+        if floats:
+            options = {
+                "use_byte_stream_split": floats,
+                "use_dictionary": [column for column in frame.columns if column not in floats],
+            }
+    return write_with(
+        path, lambda temporary: frame.to_parquet(temporary, index=False, compression="zstd", **options)
+    )
 
 
 def write_torch(path: str | os.PathLike[str], payload: Any) -> Path:

@@ -179,3 +179,28 @@ def test_a_staged_folder_replaces_the_target_whole_or_not_at_all(tmp_path: Path)
         io.staged_dir(tmp_path / "file" / "t"),
     ):
         pass
+
+
+def test_write_parquet_round_trips_and_splits_float_bytes(tmp_path):
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    frame = pd.DataFrame(
+        {
+            "q": [0.1, -2.5, 3.25, float("nan")],
+            "n": [1, 2, 3, 4],
+            "name": ["a", "b", "a", "c"],
+            "kind": pd.Categorical(["x", "y", "x", "x"]),
+        }
+    )
+    path = io.write_parquet(tmp_path / "t.parquet", frame)
+    pd.testing.assert_frame_equal(pd.read_parquet(path), frame)
+    columns = pq.ParquetFile(path).metadata.row_group(0)
+    encodings = {
+        columns.column(i).path_in_schema: columns.column(i).encodings for i in range(columns.num_columns)
+    }
+    assert "BYTE_STREAM_SPLIT" in encodings["q"] and "BYTE_STREAM_SPLIT" not in encodings["n"]
+    unnamed = io.write_parquet(
+        tmp_path / "u.parquet", pd.DataFrame({0: [1.5, 2.5]})
+    )  # non-string names: plain
+    assert pd.read_parquet(unnamed).shape == (2, 1)

@@ -168,7 +168,7 @@ def _p_text(row: pd.Series) -> str:
     )
 
 
-def _forest(axes: plt.Axes, rows: pd.DataFrame, names: list[str], span: float) -> None:
+def _forest(axes: plt.Axes, rows: pd.DataFrame, names: list[str], span: float, digits: int = 3) -> None:
     positions = np.arange(len(rows))[::-1]
     for position, (_, row) in zip(positions, rows.iterrows(), strict=True):
         colour = CONDITION_COLOURS.get(str(row["condition"]), "black")
@@ -176,8 +176,9 @@ def _forest(axes: plt.Axes, rows: pd.DataFrame, names: list[str], span: float) -
         if has_interval:
             axes.plot([row["ci_low"], row["ci_high"]], [position, position], color=colour, linewidth=2)
         axes.plot(row["estimate"], position, "o", color=colour, markersize=6)
-        interval = f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]" if has_interval else "(no interval)"
-        axes.annotate(f"{row['estimate']:+.3f} {interval}\n{_p_text(row)}", (1.02, position),
+        low, high = row["ci_low"], row["ci_high"]
+        interval = f"[{low:.{digits}f}, {high:.{digits}f}]" if has_interval else "(no interval)"
+        axes.annotate(f"{row['estimate']:+.{digits}f} {interval}\n{_p_text(row)}", (1.02, position),
                       xycoords=("axes fraction", "data"), va="center", fontsize=TEXT_PT)  # fmt: skip
     axes.axvline(0.0, color="black", linestyle="--", linewidth=1)
     # at least +-span: a difference of 0.0003 in P(stag) must not fill the panel like a real effect
@@ -211,7 +212,8 @@ def partner_effect_forest(
         names = [str(row["condition"]) if row["effect"] == "difference" else f"diff. in diff.\n({row['condition']})"
                  for _, row in ordered_rows.iterrows()]  # fmt: skip
         _forest(axes, ordered_rows.reset_index(drop=True), names if index == 0 else [""] * len(names),
-                MIN_EFFECT_SPAN if scale != "q_gap" else 4 * MIN_EFFECT_SPAN)  # fmt: skip
+                MIN_EFFECT_SPAN if scale != "q_gap" else 4 * MIN_EFFECT_SPAN,
+                digits=3 if scale == "argmax" else 4)  # as the findings: 0.0004 in P(stag) must not read 0.000  # fmt: skip
         axes.set_xlabel(SCALE_LABELS[scale], fontsize=TEXT_PT)
     where = "every partner position" if side == "all" else f"partner on the {side} side"
     figure.suptitle(_title(f"Partner effect, focal hunters, {where}, left/right bias removed (paired by seed; "
