@@ -24,7 +24,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-COPIED = ("cogames_lib", "data", "benchmarks", "docs", "tests")
+COPIED = ("cogames_lib", "data", "benchmarks", "docs", "tests", "tools")
 COPIED_FILES = ("README.md", "pyproject.toml", "Makefile", "requirements.lock")
 FENCE = re.compile(r"^```(\w*)\s*$")
 MARKER = re.compile(r"^<!--\s*docs-test:\s*(skip|replace)\s*(.*?)\s*-->\s*$")
