@@ -18,8 +18,12 @@ FIXTURES = Path(__file__).parent / "fixtures" / "notebooks"
 ROOT = Path(__file__).parent.parent
 
 # Runs `cogames-lib report` over the fixture notebooks (a profile the CLI does not ship, so it is patched in).
+# SIGINT is set back to Python's handler first: Ctrl-C comes from a terminal, and a test runner started as a
+# background job hands its children SIGINT ignored (POSIX), which would make the test measure the launcher.
 REPORT_SCRIPT = """
+import signal
 import sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from cogames_lib.cli import main
 from cogames_lib.report import profiles
 from cogames_lib.report.profiles import NotebookRun, Profile
