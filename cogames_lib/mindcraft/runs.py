@@ -43,11 +43,16 @@ from cogames_lib.mindcraft.tasks import task_definition_metrics, task_type_of
 from cogames_lib.mindcraft.verdicts import SCORE_SCALE_BY_TASK_TYPE, infer_score_scale
 from cogames_lib.outcomes import STATUS_ORDER, CompletionStatus
 
-S = CompletionStatus
 # Agents within one run: the first status present in this list decides: TIMED_OUT overrides all, then
 # the best status (STATUS_ORDER). Plain strings: enum members hash and compare through Python code.
-_SET_APART = (S.TIMED_OUT.value, S.RUN_ERROR.value)  # first in the list; never a log's status
-RUN_STATUS_PRIORITY: tuple[str, ...] = (S.TIMED_OUT.value, *(s for s in STATUS_ORDER if s not in _SET_APART))
+_SET_APART = (
+    CompletionStatus.TIMED_OUT.value,
+    CompletionStatus.RUN_ERROR.value,
+)  # first in the list; never a log's status
+RUN_STATUS_PRIORITY: tuple[str, ...] = (
+    CompletionStatus.TIMED_OUT.value,
+    *(s for s in STATUS_ORDER if s not in _SET_APART),
+)
 _STATUS_RANK = {status: rank for rank, status in enumerate(STATUS_ORDER)}
 
 
@@ -68,13 +73,13 @@ def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
     best: float | None = None
     for outcome in outcomes:  # one pass, no generator: this runs once per repetition of every task
         if outcome["stale_reason"]:
-            status, best, stale = S.LOG_FILE_ERROR.value, None, outcome["stale_reason"]
+            status, best, stale = CompletionStatus.LOG_FILE_ERROR.value, None, outcome["stale_reason"]
             break
         statuses.add(outcome["completion_status"])
         if outcome["raw_score"] is not None and (best is None or outcome["raw_score"] > best):
             best = outcome["raw_score"]
     else:
-        status, stale = S.NO_SCORE_LOGGED.value, None
+        status, stale = CompletionStatus.NO_SCORE_LOGGED.value, None
         for candidate in RUN_STATUS_PRIORITY:
             if candidate in statuses:
                 status = candidate
@@ -136,7 +141,7 @@ def build_run(
         if len(repetitions) > 1
         else next(iter(repetitions.values()), None)
     )
-    status = best["completion_status"] if best else S.NO_SCORE_LOGGED.value
+    status = best["completion_status"] if best else CompletionStatus.NO_SCORE_LOGGED.value
 
     if metrics is None:
         metrics = task_definition_metrics(task_id, task_definition)
@@ -156,7 +161,7 @@ def build_run(
         ),
         "total_agent_logs_found": len(outcomes),
         "overall_raw_score": best["raw_score"] if best else None,
-        "overall_is_successful": status == S.SUCCESS.value,
+        "overall_is_successful": status == CompletionStatus.SUCCESS.value,
         "overall_completion_status": status,
         "repetitions": repetitions,
         "agent_outcomes": outcomes,
