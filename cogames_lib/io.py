@@ -75,9 +75,33 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     return write_with(path, lambda temporary: temporary.write_bytes(data))
 
 
-def write_json(path: str | os.PathLike[str], data: Any, *, sort_keys: bool = False) -> Path:
-    """JSON with a 2-space indent and a final newline."""
-    return write_text(path, json.dumps(data, indent=2, sort_keys=sort_keys) + "\n")
+def write_json(
+    path: str | os.PathLike[str], data: Any, *, sort_keys: bool = False, inline_depth: int | None = None
+) -> Path:
+    """JSON with a 2-space indent and a final newline. With `inline_depth`, every object or array nested
+    `inline_depth` levels deep (the top level is 0) is written on one line, as is every array of plain
+    values: a long log stays one line per entry instead of one line per value (less than a third of the
+    size for a training log)."""
+    if inline_depth is None:
+        return write_text(path, json.dumps(data, indent=2, sort_keys=sort_keys) + "\n")
+    return write_text(path, _json_text(data, 0, inline_depth, sort_keys) + "\n")
+
+
+def _json_text(value: Any, depth: int, inline_depth: int, sort_keys: bool) -> str:
+    compact = json.dumps(value, sort_keys=sort_keys, separators=(", ", ": "))
+    if not isinstance(value, dict | list) or depth >= inline_depth or not value:
+        return compact
+    if isinstance(value, list) and not any(isinstance(item, dict | list) for item in value):
+        return compact
+    pad, inner = "  " * depth, "  " * (depth + 1)
+    if isinstance(value, list):
+        items = [inner + _json_text(item, depth + 1, inline_depth, sort_keys) for item in value]
+        return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+    keys = sorted(value) if sort_keys else list(value)
+    # a key as json.dumps writes it (int keys become strings, True becomes "true")
+    items = [f"{inner}{json.dumps({key: None})[1:-7]}: {_json_text(value[key], depth + 1, inline_depth, sort_keys)}"
+             for key in keys]  # fmt: skip
+    return "{\n" + ",\n".join(items) + "\n" + pad + "}"
 
 
 def read_json_object(path: str | os.PathLike[str]) -> dict[str, Any] | None:

@@ -204,3 +204,15 @@ def test_write_parquet_round_trips_and_splits_float_bytes(tmp_path):
         tmp_path / "u.parquet", pd.DataFrame({0: [1.5, 2.5]})
     )  # non-string names: plain
     assert pd.read_parquet(unnamed).shape == (2, 1)
+
+
+def test_inline_json_keeps_the_data_and_puts_each_deep_entry_on_one_line(tmp_path: Path) -> None:
+    log = [{"update": i, "loss": i / 3, "success": {"a@1": "0/1"}} for i in range(3)]
+    data = {"command": "x", "seeds": [0, 1], "runs": [{"seed": 0, "log": log}], 7: True, "none": {}}
+    path = io.write_json(tmp_path / "run.json", data, inline_depth=4)
+    text = path.read_text()
+    assert json.loads(text) == json.loads(json.dumps(data))  # int keys become strings, as json.dumps writes
+    lines = text.splitlines()
+    assert sum(line.strip().startswith('{"update"') for line in lines) == 3  # one line per log entry
+    assert '  "seeds": [0, 1],' in lines  # a list of plain values stays on one line
+    assert text.endswith("}\n") and lines[0] == "{"

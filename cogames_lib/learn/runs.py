@@ -101,7 +101,7 @@ def train_run(
         ]
         record["total_steps"] = sum(trainer.steps for trainer in trainers)
         record["wall_seconds"] = round(time.time() - started, 1)
-        io.write_json(run_dir / RUN_FILE, record)
+        io.write_json(run_dir / RUN_FILE, record, inline_depth=4)  # one line per log entry
 
     round_seconds = 0.0
     for update in range(updates + 1):
