@@ -217,3 +217,12 @@ def test_run_sweep_accepts_a_learned_policy(tiny_run: Path, tmp_path: Path) -> N
     )
     assert table["policy"].tolist() == [f"learned:{final}"] * 2
     assert set(table["status"]) <= {"SUCCESS", "TIMED_OUT"}
+
+
+def test_a_progress_entry_holds_plain_numbers() -> None:
+    from cogames_lib.learn.ppo import _log_entry
+
+    entry = _log_entry(3, 640, 1.25, np.array([0.5, 0.25, 4.0, 2.0]), [("diagnostic_memory", 1, True)])
+    assert entry["policy_loss"] == 0.25 and entry["entropy"] == 2.0
+    assert "np." not in repr(entry)  # the progress line prints the entry
+    assert entry["train_success"] == {"memory@1": "1/1"}

@@ -306,9 +306,9 @@ def _log_entry(
         "update": update,
         "steps": steps,
         "seconds": round(seconds, 1),
-        "policy_loss": round(stats[0] / batches, 4),
-        "value_loss": round(stats[1] / batches, 4),
-        "entropy": round(stats[2] / batches, 3),
+        "policy_loss": round(float(stats[0] / batches), 4),  # plain floats: a progress line shows 0.1,
+        "value_loss": round(float(stats[1] / batches), 4),  # not np.float64(0.1)
+        "entropy": round(float(stats[2] / batches), 3),
         "train_success": {key: f"{s}/{n}" for key, (s, n) in sorted(rates.items())},
     }
 
