@@ -57,8 +57,9 @@ def test_a_change_to_the_data_changes_its_version(tmp_path: Path) -> None:
     assert data_version(["data/study"], tmp_path) != before  # a file added
 
 
-def test_the_learned_heatmap_is_drawn_from_the_committed_run(tmp_path: Path) -> None:
-    from cogames_lib.report.docs_figures import LEARNED_EMERGENCE, write_learned_figure
+def test_the_learned_figures_are_drawn_from_the_committed_run(tmp_path: Path) -> None:
+    from cogames_lib.report.docs_figures import LEARNED_EMERGENCE, LEARNED_FAMILIES, write_learned_figures
 
-    path = write_learned_figure(tmp_path)
-    assert path == tmp_path / LEARNED_EMERGENCE and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    paths = write_learned_figures(tmp_path)
+    assert paths == [tmp_path / LEARNED_EMERGENCE, tmp_path / LEARNED_FAMILIES]
+    assert all(path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for path in paths)

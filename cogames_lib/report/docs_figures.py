@@ -28,6 +28,7 @@ FIGURES = {
     "acting_partners": "staghunt_reference_acting.png",  # when the study has acting-partner episodes
 }
 LEARNED_EMERGENCE = "cvc_learned_emergence.png"  # the learned-agents reference run's heatmap
+LEARNED_FAMILIES = "cvc_learned_families.png"  # and its pass rate by capability family (docs/cvc_learned.md)
 MANIFEST_FILE = "figures.json"
 REPORT_INDEX = "report_index.png"
 # Every README picture and the committed data it shows (folders relative to the project root). The report
@@ -35,6 +36,7 @@ REPORT_INDEX = "report_index.png"
 README_FIGURES: dict[str, tuple[str, ...]] = {
     **{name: ("data/staghunt_reference",) for name in FIGURES.values()},
     LEARNED_EMERGENCE: ("data/cvc_learned/emergence.csv",),
+    LEARNED_FAMILIES: ("data/cvc_learned/emergence.csv",),
     REPORT_INDEX: ("data/staghunt_reference", "cogames_lib/data/mindcraft_sample"),
 }
 
@@ -93,21 +95,24 @@ def write_docs_figures(
     ]
 
 
-def write_learned_figure(out_dir: Path = PROJECT_ROOT / "docs") -> Path:
-    """Draw the learned-agents reference run's emergence heatmap (data/cvc_learned/) into `out_dir`."""
+def write_learned_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
+    """Draw the learned-agents reference run's emergence heatmap and family curves (data/cvc_learned/)."""
     from cogames_lib import io
     from cogames_lib.learn.emergence import with_first_reliable_step
     from cogames_lib.learn.emergence_reference import emergence_source
-    from cogames_lib.learn.emergence_summary import emergence_grid
+    from cogames_lib.learn.emergence_summary import emergence_grid, family_curves
     from cogames_lib.plots import learned
     from cogames_lib.report.display import figure_png
 
     source = emergence_source(None, None, out_dir)
     table = with_first_reliable_step(source.table)
     title = source.label.split(":")[0]
-    return io.write_bytes(
-        out_dir / LEARNED_EMERGENCE, figure_png(learned.emergence_heatmap(emergence_grid(table), title=title))
-    )
+    return [
+        io.write_bytes(out_dir / LEARNED_EMERGENCE,
+                       figure_png(learned.emergence_heatmap(emergence_grid(table), title=title))),
+        io.write_bytes(out_dir / LEARNED_FAMILIES,
+                       figure_png(learned.family_curves(family_curves(table), title=title))),
+    ]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -121,8 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     for path in written:
         print(path)
     if study_dir.resolve() == STAGHUNT_REFERENCE_DIR.resolve():  # drawn from the committed data: record it
-        written.append(write_learned_figure(out_dir))  # and the learned-agents run's heatmap beside it
-        print(written[-1])
+        learned_figures = write_learned_figures(out_dir)  # and the learned-agents run's figures beside it
+        for path in learned_figures:
+            print(path)
+        written += learned_figures
         print(record([path.name for path in written], out_dir))
     return 0
 
