@@ -108,7 +108,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         if self.items[rules.HEART]:
             return self._deliver()
         if not missing:
-            return self._chorus()
+            spare = self._unclip_spare()
+            return self._chorus() if spare is None else spare
         source = self._best_source(missing)
         if source is not None:
             return source
@@ -223,6 +224,24 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             if action is not None:
                 return action
         return None
+
+    def _unclip_spare(self) -> int | None:
+        """Holding my share and a decoder I do not need: unclip the nearest clipped extractor I know of.
+        A teammate whose share lies behind it may have no decoder left (unclip_preseed gives one per agent
+        while one role can hold two clipped resources), and mine has no other use."""
+        memory = self.nav.memory
+        if self.num_agents <= 1 or not self.skills.unclip or not self.items[rules.DECODER]:
+            return None
+        clipped = [
+            e
+            for r in rules.RESOURCES
+            for e in memory.known(f"{r}_extractor")
+            if memory.clipped[e] and memory.uses_left[e] and self._approach_cells(e)
+        ]
+        if not clipped:
+            return None
+        extractor = min(clipped, key=self.nav.distance)
+        return self._use(extractor, ("unclip", extractor), None)
 
     # -- station use -------------------------------------------------------------------------------
     def _approach_cells(self, station: Cell, free_only: bool = False) -> list[Cell]:
