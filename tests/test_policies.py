@@ -402,6 +402,32 @@ def test_a_spare_decoder_unclips_a_clipped_extractor_on_the_way_to_the_assembler
     assert agent(disabled=("unclip",))._unclip_spare() is None
 
 
+def test_with_every_teammate_holding_its_share_nothing_is_left_to_them() -> None:
+    from cogames_lib.cvc.observation import CHANNEL, GRID_CHANNELS, SELF_FIELDS, SELF_INDEX, VIEW_SIZE
+    from cogames_lib.policies.scripted.assembler import HEART_A
+    from cogames_lib.policies.scripted.memory import STATION_CODE
+
+    policy = ScriptedPolicy()
+    policy.reset(0, 2, 0)  # agent 0 of 2: carbon and oxygen, sector north and south
+    policy.items = [0] * len(rules.ITEMS)
+    memory = policy.nav.memory
+    far_east = (ORIGIN, ORIGIN + 35)  # beyond FAR_SOURCE, in agent 1's sector
+    memory.kind[far_east] = STATION_CODE["carbon_extractor"]
+    memory.stations[STATION_CODE["carbon_extractor"]].add(far_east)
+    memory.uses_left[far_east] = 5
+    assert policy._duty() == ("oxygen",)  # carbon there is agent 1's to fetch
+    # The teammate stands in view showing heart_a: it holds its share and will search nothing more.
+    grid = np.zeros((len(GRID_CHANNELS), VIEW_SIZE, VIEW_SIZE), dtype=np.uint8)
+    grid[CHANNEL["agent"], 5, 5] = grid[CHANNEL["agent"], 5, 6] = 1
+    grid[CHANNEL["agent_vibe"], 5, 5] = 1
+    grid[CHANNEL["agent_vibe"], 5, 6] = HEART_A + 1
+    me = np.zeros(len(SELF_FIELDS), dtype=np.uint8)
+    me[SELF_INDEX["energy"]] = rules.ENERGY_CAPACITY
+    policy.act({"grid": grid, "self": me})
+    assert policy.mates_hold_shares
+    assert policy._duty() == ("carbon", "oxygen")
+
+
 def test_corridor_give_way_lets_exactly_one_agent_back_off() -> None:
     from cogames_lib.policies.scripted.navigation import Navigator
 

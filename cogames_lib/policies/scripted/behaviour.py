@@ -58,6 +58,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.role = role_resources(agent_id, num_agents)
         self.claimed: list[str] = []  # far resources found in my sector that I fetch (`_duty`)
         self.self_sufficient = False
+        self.mates_hold_shares = False  # every teammate seen at once showing heart_a (see `act`)
         self.chorus_size = num_agents if self.skills.chorus else 1
         self.energy_limited = False
         self.charging = False
@@ -79,6 +80,10 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         # Refill puts energy back to capacity after every step; anything lower means energy is finite.
         self.energy_limited = self.energy_limited or self.energy < rules.ENERGY_CAPACITY
         self.nav.thrifty = self.energy_limited and self.energy < THRIFTY_BELOW
+        # Every teammate in view showing heart_a holds its share: none of them searches any more, so
+        # dividing my search by sectors would only leave theirs unsearched (extract-missing: one lacks).
+        beacons = sum(1 for vibe in self.nav.memory.agents.values() if vibe == HEART_A)
+        self.mates_hold_shares = self.mates_hold_shares or beacons >= self.num_agents - 1 > 0
         if self._chorus_use:
             self._chorus_use = False
             self.failed_uses = 0 if succeeded else self.failed_uses + 1
@@ -122,7 +127,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
                 self.search_steps = 0
             # Only my role's resources are mine alone to find: search my sector first. A shared target
             # (the assembler, the chest) every agent must reach itself, so that search is not divided.
-            action = self.nav.explore(divided=not self.self_sufficient)
+            action = self.nav.explore(divided=not (self.self_sufficient or self.mates_hold_shares))
             if action is not None:
                 left = self._leave_assembler_vibe(action)  # never None for an action given
                 return action if left is None else left
@@ -140,7 +145,9 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         `frontier.own_sector`; teammates that spawn together agree on the directions): its owner fetches
         it, so I take the far sources I see in my own sector (up to my role's size) and leave my role's
         resources whose only known far sources lie in a teammate's sector. Near sources stay with the
-        roles. With the quota filled by my sector, unknown role resources are a teammate's to find."""
+        roles. With the quota filled by my sector, unknown role resources are a teammate's to find. Once
+        every teammate was seen holding its share (`mates_hold_shares`), none of them fetches anything any
+        more, and I leave nothing to them."""
         if self.num_agents <= 1 or not self.role:
             return self.role
         memory, sector = self.nav.memory, self.nav.sector
@@ -156,7 +163,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             if not far or len(far) < len(sources):
                 continue
             if not any(direction_of(c, (ORIGIN, ORIGIN)) in sector for c in far):
-                theirs.add(resource)
+                if not self.mates_hold_shares:  # else its owner searches nothing any more: mine
+                    theirs.add(resource)
             elif len(self.claimed) < quota and self.items[RESOURCE_SLOTS[resource]] < HEART_RECIPE[resource]:
                 self.claimed.append(resource)  # kept once fetched: the quota counts what I brought
         duty = list(self.claimed)
