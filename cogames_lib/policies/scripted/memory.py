@@ -100,7 +100,7 @@ class MapMemory:
         """Drop an edge belief an open cell contradicts; narrow `edge` where the view shows a wall band of
         `EDGE_BAND` or more at its rim and no open cell is known beyond it."""
         edge, seen = self.edge, self.open_box
-        full_rows, full_cols = walls.all(axis=1), walls.all(axis=0)
+        full_rows, full_cols = np.asarray(walls.all(axis=1)), np.asarray(walls.all(axis=0))
         open_rows, open_cols = np.flatnonzero(~full_rows), np.flatnonzero(~full_cols)
         seen[0], seen[1] = min(seen[0], r0 + int(open_rows[0])), max(seen[1], r0 + int(open_rows[-1]) + 1)
         seen[2], seen[3] = min(seen[2], c0 + int(open_cols[0])), max(seen[3], c0 + int(open_cols[-1]) + 1)
