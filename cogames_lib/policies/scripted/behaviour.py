@@ -3,8 +3,9 @@
 Priorities, top first:
 1. energy does not refill and is short for the next leg: recharge at the nearest charger;
 2. carrying a heart: show `default` (or `heart_b`) and deposit it in the heart chest;
-3. holding my share of the recipe: go to the assembler and chorus (show `heart_a` once all N are
-   there; an agent in an orthogonal cell uses the assembler when N `heart_a` are visible);
+3. holding my share of the recipe: (with a spare decoder, unclip a known clipped extractor first) go to
+   the assembler and chorus (show `heart_a` once all N are there; an agent in an orthogonal cell uses the
+   assembler when N `heart_a` are visible);
 4. a missing resource has a known, usable source: withdraw it from a resource chest, extract it, or
    (unclip skill) craft a decoder with `gear` and unclip the extractor first;
 5. a missing resource was never seen: explore; nothing left to explore: chorus with what I hold.
