@@ -92,7 +92,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         out = args.out or Path(scratch)
         if args.normal_seeds:
-            sweep_part("normal tier", "all", args.normal_seeds, args, out / "normal")
+            sweep_part("normal tier", "normal", args.normal_seeds, args, out / "normal")
         if args.unclip_seeds:
             sweep_part("unclip_craft", ["diagnostic_unclip_craft"], args.unclip_seeds, args, out / "unclip")
     if args.layout_seeds:

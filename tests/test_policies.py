@@ -23,10 +23,10 @@ from cogames_lib.policies import (
     load_policy,
     resolve_policy,
 )
-from cogames_lib.policies.scripted.frontier import frontier_target
-from cogames_lib.policies.scripted.memory import EMPTY, ORIGIN, UNKNOWN, WALL, MapMemory
+from cogames_lib.policies.scripted.frontier import frontier_target, view_gain
+from cogames_lib.policies.scripted.memory import EMPTY, ORIGIN, SIZE, UNKNOWN, WALL, MapMemory
 from cogames_lib.policies.scripted.planning import bfs, move_action
-from cogames_lib.policies.scripted.skills import Skills, role_resources
+from cogames_lib.policies.scripted.skills import HEART_RECIPE, Skills, role_resources
 from cogames_lib.sweep import run_episode
 
 
@@ -333,6 +333,99 @@ def test_frontier_searches_the_pocket_by_the_spawn_before_the_far_corridor() -> 
     assert target == (ORIGIN + 1, ORIGIN + 29)  # deep in the corridor: straight ahead stays cheapest
     target, _ = frontier_target(memory, (ORIGIN + 1, ORIGIN + 8), spawn)
     assert target == (ORIGIN + 1, ORIGIN)  # near the spawn: the pocket first
+
+
+def _window(rows: list[str]) -> np.ndarray:
+    """An 11 x 11 observation grid: '#' wall, '.' empty (only the wall channel is set)."""
+    from cogames_lib.cvc.observation import CHANNEL, GRID_CHANNELS, VIEW_SIZE
+
+    grid = np.zeros((len(GRID_CHANNELS), VIEW_SIZE, VIEW_SIZE), dtype=np.uint8)
+    grid[CHANNEL["wall"]] = [[char == "#" for char in line] for line in rows]
+    return grid
+
+
+def test_memory_reads_the_map_edge_from_a_wall_band_and_drops_it_when_contradicted() -> None:
+    open_row, wall_row = "." * 11, "#" * 11
+    memory = MapMemory()
+    memory.update(_window([wall_row] + [open_row] * 10), ORIGIN, ORIGIN)
+    assert memory.edge == [0, SIZE, 0, SIZE]  # one wall row at the rim: a room's wall looks the same
+    # One step north: the border row and one row of what lies outside the map, both walls.
+    memory.update(_window([wall_row] * 2 + [open_row] * 9), ORIGIN - 1, ORIGIN)
+    assert memory.edge == [ORIGIN - 5, SIZE, 0, SIZE]  # rows above the border row lie outside
+    # A west band of three columns: an edge, until an open cell shows up beyond it (solid rock).
+    rock = MapMemory()
+    rock.update(_window(["###" + "." * 8] * 11), ORIGIN, ORIGIN)
+    assert rock.edge == [0, SIZE, ORIGIN - 3, SIZE]
+    rock.update(_window([open_row] * 11), ORIGIN, ORIGIN - 4)
+    assert rock.edge == [0, SIZE, 0, SIZE]
+    # ... and with an open cell known beyond, the same band is never read as the edge again.
+    rock.update(_window(["###" + "." * 8] * 11), ORIGIN, ORIGIN)
+    assert rock.edge == [0, SIZE, 0, SIZE]
+
+
+def test_view_gain_counts_nothing_beyond_the_map_edge() -> None:
+    box = np.full((20, 20), UNKNOWN, dtype=np.int8)
+    box[10:, :] = EMPTY
+    plain = view_gain(box)
+    edged = view_gain(box, (5, 20, 0, 20))  # the map: rows 5-19 of the box, every column
+    assert plain[10, 10] == edged[10, 10] == 5 * 11  # unknown rows 5-9, inside the edge
+    assert plain[2, 10] == 11 * 11 and edged[2, 10] == 3 * 11  # only rows 5-7 of its view lie inside
+    assert plain[19, 10] == 5 * 11 and edged[19, 10] == 0  # below the box: unknown, but outside the map
+
+
+def test_a_spare_decoder_unclips_a_clipped_extractor_on_the_way_to_the_assembler() -> None:
+    from cogames_lib.policies.scripted.memory import STATION_CODE
+
+    def agent(disabled: tuple[str, ...] = ()) -> ScriptedPolicy:
+        # Agent 1 of 2 (its share: germanium and silicon) holds its share and a decoder; the assembler
+        # is known two cells east, a clipped oxygen extractor three cells west.
+        policy = ScriptedPolicy(disabled=disabled)
+        policy.reset(1, 2, 0)
+        memory = _memory_from_rows(["##########", "#........#", "#........#", "##########"])
+        for name, cell in (("assembler", (1, 7)), ("oxygen_extractor", (1, 2))):
+            where = (ORIGIN + cell[0], ORIGIN + cell[1])
+            memory.kind[where] = STATION_CODE[name]
+            memory.stations[STATION_CODE[name]].add(where)
+        memory.clipped[ORIGIN + 1, ORIGIN + 2], memory.uses_left[ORIGIN + 1, ORIGIN + 2] = 1, 5
+        policy.nav.memory, policy.nav.pos = memory, (ORIGIN + 1, ORIGIN + 5)
+        policy.energy, policy.vibe = 100, 0
+        policy.items = [0] * len(rules.ITEMS)
+        for resource in ("germanium", "silicon"):
+            policy.items[rules.ITEM_INDEX[resource]] = HEART_RECIPE[resource]
+        policy.items[rules.DECODER] = 1
+        return policy
+
+    assert rules.ACTIONS[agent()._decide()] == "move_west"  # to the clipped extractor, not the chorus
+    without_decoder = agent()
+    without_decoder.items[rules.DECODER] = 0
+    assert without_decoder._unclip_spare() is None
+    assert agent(disabled=("unclip",))._unclip_spare() is None
+
+
+def test_with_every_teammate_holding_its_share_nothing_is_left_to_them() -> None:
+    from cogames_lib.cvc.observation import CHANNEL, GRID_CHANNELS, SELF_FIELDS, SELF_INDEX, VIEW_SIZE
+    from cogames_lib.policies.scripted.assembler import HEART_A
+    from cogames_lib.policies.scripted.memory import STATION_CODE
+
+    policy = ScriptedPolicy()
+    policy.reset(0, 2, 0)  # agent 0 of 2: carbon and oxygen, sector north and south
+    policy.items = [0] * len(rules.ITEMS)
+    memory = policy.nav.memory
+    far_east = (ORIGIN, ORIGIN + 35)  # beyond FAR_SOURCE, in agent 1's sector
+    memory.kind[far_east] = STATION_CODE["carbon_extractor"]
+    memory.stations[STATION_CODE["carbon_extractor"]].add(far_east)
+    memory.uses_left[far_east] = 5
+    assert policy._duty() == ("oxygen",)  # carbon there is agent 1's to fetch
+    # The teammate stands in view showing heart_a: it holds its share and will search nothing more.
+    grid = np.zeros((len(GRID_CHANNELS), VIEW_SIZE, VIEW_SIZE), dtype=np.uint8)
+    grid[CHANNEL["agent"], 5, 5] = grid[CHANNEL["agent"], 5, 6] = 1
+    grid[CHANNEL["agent_vibe"], 5, 5] = 1
+    grid[CHANNEL["agent_vibe"], 5, 6] = HEART_A + 1
+    me = np.zeros(len(SELF_FIELDS), dtype=np.uint8)
+    me[SELF_INDEX["energy"]] = rules.ENERGY_CAPACITY
+    policy.act({"grid": grid, "self": me})
+    assert policy.mates_hold_shares
+    assert policy._duty() == ("carbon", "oxygen")
 
 
 def test_corridor_give_way_lets_exactly_one_agent_back_off() -> None:

@@ -9,13 +9,7 @@ import pytest
 from cogames_lib.diagnostics import DIAGNOSTICS
 from cogames_lib.sweep import run_episode
 
-TARGET_PASS_RATE = 0.95  # the spec: never below 95% in any (diagnostic, agent count) cell
-# Cells allowed below the target for a reason outside the policy (reported to the lead): none today.
-# A regression measured and left open (docs/cvc_scripted.md, "Known regression"): since the information-per-
-# step frontier, seed 7 of unclip_preseed at 3 agents times out (250 steps; the previous frontier took 44).
-KNOWN_BELOW_TARGET: dict[tuple[str, int], tuple[float, str]] = {
-    ("diagnostic_unclip_preseed", 3): (0.9, "seed 7 times out since the information-per-step frontier"),
-}
+TARGET_PASS_RATE = 0.95  # the spec: never below 95% in any (diagnostic, agent count) cell (10 seeds: all)
 CELLS = [
     pytest.param(name, count, id=f"{name.removeprefix('diagnostic_')}-{count}")
     for name, diagnostic in DIAGNOSTICS.items()
@@ -29,23 +23,22 @@ def _pass_rate(policy: str, name: str, count: int, seeds: range) -> float:
     return sum(r["success"] for r in results) / len(results)
 
 
-def _required(name: str, count: int) -> float:
-    return KNOWN_BELOW_TARGET.get((name, count), (TARGET_PASS_RATE, ""))[0]
-
-
 @pytest.mark.parametrize(("name", "count"), CELLS)
 def test_scripted_solves_fast(name: str, count: int) -> None:
-    seeds = range(2)
-    if (name, count) in KNOWN_BELOW_TARGET:
-        assert _pass_rate("scripted", name, count, range(10)) >= _required(name, count)
-    else:
-        assert _pass_rate("scripted", name, count, seeds) == 1.0
+    assert _pass_rate("scripted", name, count, range(2)) == 1.0
+
+
+def test_scripted_solves_unclip_preseed_at_three_agents_seed_7() -> None:
+    # Timed out at 250 steps with the first information-per-step frontier (the agent toured the map's rim,
+    # counting what lies beyond the border as unknown, and left the carbon extractor by the spawn unseen).
+    result = run_episode("scripted", "diagnostic_unclip_preseed", 3, 7)
+    assert result["success"]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "count"), CELLS)
 def test_scripted_solves_over_ten_seeds(name: str, count: int) -> None:
-    assert _pass_rate("scripted", name, count, range(10)) >= _required(name, count)
+    assert _pass_rate("scripted", name, count, range(10)) >= TARGET_PASS_RATE
 
 
 @pytest.mark.parametrize(("name", "count"), CELLS)

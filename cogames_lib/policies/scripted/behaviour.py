@@ -3,8 +3,9 @@
 Priorities, top first:
 1. energy does not refill and is short for the next leg: recharge at the nearest charger;
 2. carrying a heart: show `default` (or `heart_b`) and deposit it in the heart chest;
-3. holding my share of the recipe: go to the assembler and chorus (show `heart_a` once all N are
-   there; an agent in an orthogonal cell uses the assembler when N `heart_a` are visible);
+3. holding my share of the recipe: (with a spare decoder, unclip a known clipped extractor first) go to
+   the assembler and chorus (show `heart_a` once all N are there; an agent in an orthogonal cell uses the
+   assembler when N `heart_a` are visible);
 4. a missing resource has a known, usable source: withdraw it from a resource chest, extract it, or
    (unclip skill) craft a decoder with `gear` and unclip the extractor first;
 5. a missing resource was never seen: explore; nothing left to explore: chorus with what I hold.
@@ -58,6 +59,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.role = role_resources(agent_id, num_agents)
         self.claimed: list[str] = []  # far resources found in my sector that I fetch (`_duty`)
         self.self_sufficient = False
+        self.mates_hold_shares = False  # every teammate seen at once showing heart_a (see `act`)
         self.chorus_size = num_agents if self.skills.chorus else 1
         self.energy_limited = False
         self.charging = False
@@ -79,6 +81,10 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         # Refill puts energy back to capacity after every step; anything lower means energy is finite.
         self.energy_limited = self.energy_limited or self.energy < rules.ENERGY_CAPACITY
         self.nav.thrifty = self.energy_limited and self.energy < THRIFTY_BELOW
+        # Every teammate in view showing heart_a holds its share: none of them searches any more, so
+        # dividing my search by sectors would only leave theirs unsearched (extract-missing: one lacks).
+        beacons = sum(1 for vibe in self.nav.memory.agents.values() if vibe == HEART_A)
+        self.mates_hold_shares = self.mates_hold_shares or beacons >= self.num_agents - 1 > 0
         if self._chorus_use:
             self._chorus_use = False
             self.failed_uses = 0 if succeeded else self.failed_uses + 1
@@ -108,7 +114,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         if self.items[rules.HEART]:
             return self._deliver()
         if not missing:
-            return self._chorus()
+            spare = self._unclip_spare()
+            return self._chorus() if spare is None else spare
         source = self._best_source(missing)
         if source is not None:
             return source
@@ -121,7 +128,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
                 self.search_steps = 0
             # Only my role's resources are mine alone to find: search my sector first. A shared target
             # (the assembler, the chest) every agent must reach itself, so that search is not divided.
-            action = self.nav.explore(divided=not self.self_sufficient)
+            action = self.nav.explore(divided=not (self.self_sufficient or self.mates_hold_shares))
             if action is not None:
                 left = self._leave_assembler_vibe(action)  # never None for an action given
                 return action if left is None else left
@@ -139,7 +146,9 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         `frontier.own_sector`; teammates that spawn together agree on the directions): its owner fetches
         it, so I take the far sources I see in my own sector (up to my role's size) and leave my role's
         resources whose only known far sources lie in a teammate's sector. Near sources stay with the
-        roles. With the quota filled by my sector, unknown role resources are a teammate's to find."""
+        roles. With the quota filled by my sector, unknown role resources are a teammate's to find. Once
+        every teammate was seen holding its share (`mates_hold_shares`), none of them fetches anything any
+        more, and I leave nothing to them."""
         if self.num_agents <= 1 or not self.role:
             return self.role
         memory, sector = self.nav.memory, self.nav.sector
@@ -155,7 +164,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             if not far or len(far) < len(sources):
                 continue
             if not any(direction_of(c, (ORIGIN, ORIGIN)) in sector for c in far):
-                theirs.add(resource)
+                if not self.mates_hold_shares:  # else its owner searches nothing any more: mine
+                    theirs.add(resource)
             elif len(self.claimed) < quota and self.items[RESOURCE_SLOTS[resource]] < HEART_RECIPE[resource]:
                 self.claimed.append(resource)  # kept once fetched: the quota counts what I brought
         duty = list(self.claimed)
@@ -223,6 +233,24 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             if action is not None:
                 return action
         return None
+
+    def _unclip_spare(self) -> int | None:
+        """Holding my share and a decoder I do not need: unclip the nearest clipped extractor I know of.
+        A teammate whose share lies behind it may have no decoder left (unclip_preseed gives one per agent
+        while one role can hold two clipped resources), and mine has no other use."""
+        memory = self.nav.memory
+        if self.num_agents <= 1 or not self.skills.unclip or not self.items[rules.DECODER]:
+            return None
+        clipped = [
+            e
+            for r in rules.RESOURCES
+            for e in memory.known(f"{r}_extractor")
+            if memory.clipped[e] and memory.uses_left[e] and self._approach_cells(e)
+        ]
+        if not clipped:
+            return None
+        extractor = min(clipped, key=self.nav.distance)
+        return self._use(extractor, ("unclip", extractor), None)
 
     # -- station use -------------------------------------------------------------------------------
     def _approach_cells(self, station: Cell, free_only: bool = False) -> list[Cell]:
