@@ -7,7 +7,9 @@ seconds, and each diagnostic's successes over its last 50 training episodes.
 
 - `--move-prior B` adds B to the initial policy logits of noop and the four moves (13 of the 18 actions are
   vibe changes, so a fresh policy moves only 28% of the time);
-- `--energy-bonus E` adds E per unit of energy an agent gains in a step (a charger's use), training only.
+- `--energy-bonus E` adds E per unit of energy an agent gains in a step (a charger's use), training only;
+- `--chorus-bonus C` adds C the first time in an episode an agent shows `heart_a` beside an assembler (read
+  from its own observation: the assembler channel of the four cells around it), training only.
 Neither is part of the trainer: this script patches them into one `SeedTrainer` to measure them.
 """
 
@@ -18,7 +20,8 @@ import time
 
 import numpy as np
 
-from cogames_lib.cvc.observation import SELF_INDEX
+from cogames_lib.cvc.observation import CHANNEL, SELF_INDEX, VIEW_RADIUS
+from cogames_lib.cvc.rules import VIBE_INDEX
 from cogames_lib.learn.ppo import PPOConfig, SeedTrainer
 
 
@@ -29,6 +32,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=400_000, help="agent-steps to train")
     parser.add_argument("--move-prior", type=float, default=0.0, help="initial logit bonus of noop and moves")
     parser.add_argument("--energy-bonus", type=float, default=0.0, help="shaping per unit of energy gained")
+    parser.add_argument("--chorus-bonus", type=float, default=0.0, help="heart_a beside an assembler, once")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     config = PPOConfig(total_steps=args.steps, worlds=tuple(args.worlds),
@@ -52,6 +56,22 @@ def main() -> None:
             return shaped(positions, items, done, next_items, steps_done) + args.energy_bonus * gain
 
         trainer.shaper.rewards = with_energy  # type: ignore[method-assign]
+    if args.chorus_bonus:
+        shaped_before = trainer.shaper.rewards
+        paid = np.zeros(trainer.slots, bool)
+        heart_a = VIBE_INDEX["heart_a"]
+        around = (slice(None), CHANNEL["assembler"], [VIEW_RADIUS - 1, VIEW_RADIUS + 1, VIEW_RADIUS, VIEW_RADIUS],
+                  [VIEW_RADIUS, VIEW_RADIUS, VIEW_RADIUS - 1, VIEW_RADIUS + 1])  # fmt: skip
+
+        def with_chorus(positions, items, done, next_items, steps_done):  # type: ignore[no-untyped-def]
+            ready = (trainer.batch.selves[:, SELF_INDEX["vibe"]] == heart_a) & trainer.batch.grids[
+                around
+            ].any(1)
+            bonus = np.where(ready & ~paid & ~done, args.chorus_bonus, 0.0).astype(np.float32)
+            paid[:] = (paid | ready) & ~done
+            return shaped_before(positions, items, done, next_items, steps_done) + bonus
+
+        trainer.shaper.rewards = with_chorus  # type: ignore[method-assign]
     started, outcomes = time.perf_counter(), {}
     while trainer.steps < args.steps:
         trainer.update()
