@@ -31,7 +31,9 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+
+import msgspec
+from msgspec.structs import replace
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.mindcraft.files import display_text, kind_of_mode, resolve_symlink
@@ -67,7 +69,11 @@ class SkippedFolder:
     kind: str = "folder"
 
 
-class LogFile(NamedTuple):
+# The walk's records are msgspec structs without garbage-collector tracking (`gc=False`; they hold only
+# strings, numbers and tuples of each other, so no cycle): a tree of 20,000 logs makes ~60,000 of them, and
+# as tracked objects (named tuples) they lived long enough to be promoted to the oldest generation and cost
+# a second full collection per call (docs/mindcraft.md, "Speed").
+class LogFile(msgspec.Struct, frozen=True, order=True, gc=False):
     """One agent log to read; the fields in the order the logs of a unit are sorted (by run, then agent)."""
 
     run: int
@@ -76,7 +82,7 @@ class LogFile(NamedTuple):
     path: str  # where to read it (a followed symlink's target)
 
 
-class TaskUnit(NamedTuple):
+class TaskUnit(msgspec.Struct, frozen=True, gc=False):
     """The logs of one task: a task folder, or every repetition of a per-run or flat task."""
 
     layout: str
@@ -92,7 +98,7 @@ def experiment_folder(folder: str, layout: str) -> str:
     return folder if layout in ("per_run", "flat") else folder.rpartition(os.sep)[0]
 
 
-class FolderScan(NamedTuple):
+class FolderScan(msgspec.Struct, frozen=True, gc=False):
     """One `os.scandir` of a folder, decided: tasks found, folders to walk, things skipped."""
 
     units: tuple[TaskUnit, ...] = ()
@@ -101,7 +107,7 @@ class FolderScan(NamedTuple):
     s3_marker: bool = False  # a `bots/` folder sits here: the task folders below came from S3
 
 
-class Folder(NamedTuple):
+class Folder(msgspec.Struct, frozen=True, gc=False):
     """A folder the walk will scan."""
 
     # orders the walk: the root's index, then the names below it, each after a NUL (which sorts before any
@@ -208,10 +214,10 @@ def scan_folder(
     if current:  # a task folder
         unit, beside = TaskUnit(layout_hint, name, path, _by_run(current)), per_run + flat_logs
     elif per_run and run_folder is not None:  # one repetition of a task
-        logs = _by_run([log._replace(run=int(run_folder["run"])) for log in per_run])
+        logs = _by_run([replace(log, run=int(run_folder["run"])) for log in per_run])
         unit, beside = TaskUnit("per_run", run_folder["task"], path, logs), flat_logs
     if unit is not None:  # a leaf: folders inside it are listed, not walked
-        unit = unit._replace(ignored=tuple(sorted(others + [log.file_name for log in beside])))
+        unit = replace(unit, ignored=tuple(sorted(others + [log.file_name for log in beside])))
         skipped += [
             SkippedFolder(os.path.join(path, sub), "a folder inside a task folder") for sub, _ in subfolders
         ]
@@ -315,11 +321,11 @@ def _gather_repetitions(units: list[TaskUnit]) -> list[TaskUnit]:
         key = (experiment, unit.task_id, unit.layout)
         if key not in place:
             place[key] = len(gathered)
-            gathered.append(unit._replace(folder=experiment))
+            gathered.append(replace(unit, folder=experiment))
             continue
         first = gathered[place[key]]
         ignored = tuple(sorted({*first.ignored, *unit.ignored}))
-        gathered[place[key]] = first._replace(logs=_by_run([*first.logs, *unit.logs]), ignored=ignored)
+        gathered[place[key]] = replace(first, logs=_by_run([*first.logs, *unit.logs]), ignored=ignored)
     return gathered
 
 
