@@ -57,12 +57,15 @@ AGENT_COLUMNS: tuple[str, ...] = MINDCRAFT_AGENTS.columns
 SKIPPED_COLUMNS: tuple[str, ...] = MINDCRAFT_SKIPPED.columns
 
 
-def _typed_frame(columns: Mapping[str, list[Any]], schema: TableSchema) -> pd.DataFrame:
-    """Columns -> a frame, each column of its dtype in `schema` (a column it lacks stays objects)."""
+def _typed_frame(columns: Mapping[str, Any], schema: TableSchema) -> pd.DataFrame:
+    """Columns (lists, or typed pandas arrays) -> a frame, each list of its dtype in `schema` (a column it
+    lacks stays objects)."""
     typed: dict[str, Any] = {}
     for column, values in columns.items():
         dtype = schema.dtypes.get(column, "object")
-        if dtype == "category":
+        if not isinstance(values, list):
+            typed[column] = pd.Series(values)
+        elif dtype == "category":
             typed[column] = status_categorical(pd.Series(values, dtype=object))
         elif dtype == "object":
             typed[column] = pd.Series(values, dtype=object)
@@ -104,7 +107,14 @@ def aggregate_results(
         progress=progress,
         max_bytes=max_log_bytes,
     )
-    frame = _typed_frame(columns, MINDCRAFT_RUNS)
+    by_id = {  # typed once per task id, then taken per row
+        column: pd.array(values, dtype=MINDCRAFT_RUNS.dtypes[column]).take(columns.task_index)
+        for column, values in columns.per_task_id.items()
+    }
+    merged = {**columns.per_run, **by_id}
+    frame = _typed_frame(
+        {column: merged[column] for column in (*RUN_COLUMNS, *NESTED_COLUMNS)}, MINDCRAFT_RUNS
+    )
     frame.attrs["no_score_policy"] = no_score_policy
     frame.attrs["skipped_folders"] = [
         {

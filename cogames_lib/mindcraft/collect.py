@@ -27,7 +27,7 @@ from cogames_lib.mindcraft.discovery import (
     find_task_units,
 )
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, valid_text
-from cogames_lib.mindcraft.rows import run_columns
+from cogames_lib.mindcraft.rows import TASK_ID_COLUMNS, run_columns
 from cogames_lib.mindcraft.runs import build_run, read_model_name, read_unit
 from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale
 from cogames_lib.mindcraft.tasks import task_definition_metrics
@@ -36,6 +36,15 @@ from cogames_lib.parallel import FanOut
 AUTO_PARALLEL_BYTES = 64 * 1024 * 1024
 CHUNKS_PER_WORKER = 8  # more chunks even out tasks of unequal size; each costs a round trip
 SERIAL_CHUNK = 50  # tasks a chunk in one process: a chunk's per-run dicts die young (few full collections)
+
+
+class RunColumns(NamedTuple):
+    """The runs table as columns: `per_run` holds a value a row; `per_task_id` (`TASK_ID_COLUMNS`) a value
+    per task id, `task_index` a row's place in them (a task id recurs in every experiment: typed once)."""
+
+    per_run: dict[str, list[Any]]
+    per_task_id: dict[str, list[Any]]
+    task_index: list[int]
 
 
 class ParseJob(NamedTuple):
@@ -100,9 +109,9 @@ def collect_columns(
     workers: int | None = 1,
     progress: bool = False,
     max_bytes: int = DEFAULT_MAX_LOG_BYTES,
-) -> tuple[dict[str, list[Any]], list[SkippedFolder]]:
-    """({column: values} of the runs table, skipped entries) for roots, in walk order; identical for any
-    number of workers. `model_name` None reads each experiment's `results.txt`."""
+) -> tuple[RunColumns, list[SkippedFolder]]:
+    """(the runs table's columns, skipped entries) for roots, in walk order; identical for any number of
+    workers. `model_name` None reads each experiment's `results.txt`."""
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ParameterError(f"workers: must be >= 1 (or None for automatic), got {workers}")
     if max_bytes < 1:
@@ -139,7 +148,9 @@ def collect_columns(
         model = model_name if model_name is not None else read_model_name(experiment)
         models[experiment] = None if model is None else valid_text(model)
     columns["model_name"] = [models[experiment] for experiment in experiments]
-    return columns, skipped
+    place = {task_id: index for index, task_id in enumerate(metrics)}
+    by_id = {column: [values.get(column) for values in metrics.values()] for column in TASK_ID_COLUMNS}
+    return RunColumns(columns, by_id, [place[unit.task_id] for unit in units]), skipped
 
 
 def find_task_folders(

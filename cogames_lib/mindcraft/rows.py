@@ -17,7 +17,11 @@ from cogames_lib.outcomes import CompletionStatus
 from cogames_lib.tables import MINDCRAFT_METRIC_COLUMNS
 
 S = CompletionStatus
-METRIC_COLUMNS: tuple[str, ...] = tuple(column for column, _ in MINDCRAFT_METRIC_COLUMNS)
+# the columns that depend on the task id alone (its definition's metrics): made once per task id
+TASK_ID_COLUMNS: tuple[str, ...] = (
+    "expected_agent_count",
+    *(column for column, _ in MINDCRAFT_METRIC_COLUMNS),
+)
 NO_VERDICT_STATUSES: frozenset[str] = frozenset({S.NO_SCORE_LOGGED.value, S.LOG_FILE_ERROR.value})
 LEGACY_NO_AGENTS = "No other agents found"
 # How a run ended, as far as its logs tell (docs/mindcraft.md, "Timeouts"). Current logs never say
@@ -61,9 +65,8 @@ def end_reason(run: Mapping[str, Any]) -> str:
 
 
 def run_columns(runs: Sequence[Mapping[str, Any]], no_score_policy: str) -> dict[str, list[Any]]:
-    """The `mindcraft_runs` columns (`tables.MINDCRAFT_RUNS`, in order) of per-run dicts, then the nested
-    `agent_outcomes` (the outcome dicts of each run's logs)."""
-    metrics = [run["task_definition_metrics"] for run in runs]
+    """The `mindcraft_runs` columns (`tables.MINDCRAFT_RUNS`) of per-run dicts but `TASK_ID_COLUMNS`, in
+    order, then the nested `agent_outcomes` (the outcome dicts of each run's logs)."""
     exclude = no_score_policy == "exclude"
     folders = [display_text(run["folder_path"]) for run in runs]
     return {
@@ -73,7 +76,6 @@ def run_columns(runs: Sequence[Mapping[str, Any]], no_score_policy: str) -> dict
         "task_type": [run["task_type"] for run in runs],
         "layout": [run["layout"] for run in runs],
         "agent_count": [run["agent_count"] for run in runs],
-        "expected_agent_count": [values.get("expected_agent_count") for values in metrics],
         "expected_agent_count_mismatch": [run["expected_agent_count_mismatch"] for run in runs],
         "total_agent_logs_found": [run["total_agent_logs_found"] for run in runs],
         "repetition_count": [len(run["repetitions"]) for run in runs],
@@ -93,7 +95,6 @@ def run_columns(runs: Sequence[Mapping[str, Any]], no_score_policy: str) -> dict
         "stale_log_count": [run["stale_log_count"] for run in runs],
         "has_task_definition": [run["has_task_definition"] for run in runs],
         "score_scale": [run["score_scale"] for run in runs],
-        **{column: [values.get(column) for values in metrics] for column in METRIC_COLUMNS},
         "ignored_files": [display_text(";".join(run["ignored_files"])) for run in runs],
         "folder_display": folders,
         "folder_path": list(folders),  # the same text, in its own list
