@@ -39,6 +39,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from cogames_lib.errors import ParameterError
@@ -107,8 +108,9 @@ def aggregate_results(
         progress=progress,
         max_bytes=max_log_bytes,
     )
+    rows = np.asarray(columns.task_index, dtype=np.intp)
     by_id = {  # typed once per task id, then taken per row
-        column: pd.array(values, dtype=MINDCRAFT_RUNS.dtypes[column]).take(columns.task_index)
+        column: pd.array(values, dtype=MINDCRAFT_RUNS.dtypes[column]).take(rows)
         for column, values in columns.per_task_id.items()
     }
     merged = {**columns.per_run, **by_id}
