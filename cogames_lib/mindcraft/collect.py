@@ -26,7 +26,7 @@ from cogames_lib.mindcraft.discovery import (
     experiment_folder,
     find_task_units,
 )
-from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, valid_text
+from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text, valid_text
 from cogames_lib.mindcraft.rows import TASK_ID_COLUMNS, run_columns
 from cogames_lib.mindcraft.runs import build_run, read_model_name, read_unit
 from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale
@@ -147,6 +147,8 @@ def collect_columns(
     for experiment in dict.fromkeys(experiments):  # results.txt is read once per experiment
         model = model_name if model_name is not None else read_model_name(experiment)
         models[experiment] = None if model is None else valid_text(model)
+    names = {experiment: display_text(experiment.rpartition(os.sep)[2]) for experiment in models}
+    columns["experiment"] = [names[experiment] for experiment in experiments]
     columns["model_name"] = [models[experiment] for experiment in experiments]
     place = {task_id: index for index, task_id in enumerate(metrics)}
     by_id = {column: [values.get(column) for values in metrics.values()] for column in TASK_ID_COLUMNS}

@@ -8,11 +8,11 @@ Columns, not rows: a list per column is built in one pass over the runs, without
 
 from __future__ import annotations
 
-import os
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cogames_lib.mindcraft.files import display_text, valid_text
+from cogames_lib.mindcraft.files import display_text
 from cogames_lib.outcomes import CompletionStatus
 from cogames_lib.tables import MINDCRAFT_METRIC_COLUMNS
 
@@ -22,6 +22,7 @@ TASK_ID_COLUMNS: tuple[str, ...] = (
     "expected_agent_count",
     *(column for column, _ in MINDCRAFT_METRIC_COLUMNS),
 )
+_FS_CODEC = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 NO_VERDICT_STATUSES: frozenset[str] = frozenset({S.NO_SCORE_LOGGED.value, S.LOG_FILE_ERROR.value})
 LEGACY_NO_AGENTS = "No other agents found"
 # How a run ended, as far as its logs tell (docs/mindcraft.md, "Timeouts"). Current logs never say
@@ -65,13 +66,12 @@ def end_reason(run: Mapping[str, Any]) -> str:
 
 
 def run_columns(runs: Sequence[Mapping[str, Any]], no_score_policy: str) -> dict[str, list[Any]]:
-    """The `mindcraft_runs` columns (`tables.MINDCRAFT_RUNS`) of per-run dicts but `TASK_ID_COLUMNS`, in
-    order, then the nested `agent_outcomes` (the outcome dicts of each run's logs)."""
+    """The `mindcraft_runs` columns (`tables.MINDCRAFT_RUNS`) of per-run dicts, but the experiment's
+    (`experiment`, `model_name`) and the task id's (`TASK_ID_COLUMNS`), then the nested `agent_outcomes`
+    (the outcome dicts of each run's logs)."""
     exclude = no_score_policy == "exclude"
     folders = [display_text(run["folder_path"]) for run in runs]
     return {
-        "experiment": [display_text(run["experiment"]) for run in runs],
-        "model_name": [None if run["model_name"] is None else valid_text(run["model_name"]) for run in runs],
         "task_id": [display_text(run["task_id"]) for run in runs],
         "task_type": [run["task_type"] for run in runs],
         "layout": [run["layout"] for run in runs],
@@ -80,7 +80,7 @@ def run_columns(runs: Sequence[Mapping[str, Any]], no_score_policy: str) -> dict
         "total_agent_logs_found": [run["total_agent_logs_found"] for run in runs],
         "repetition_count": [len(run["repetitions"]) for run in runs],
         "successful_repetitions": [
-            sum(rep["completion_status"] == S.SUCCESS for rep in run["repetitions"].values()) for run in runs
+            [rep["completion_status"] for rep in run["repetitions"].values()].count(S.SUCCESS) for run in runs
         ],
         "overall_completion_status": [run["overall_completion_status"] for run in runs],
         "overall_is_successful": [run["overall_is_successful"] for run in runs],
@@ -98,6 +98,6 @@ def run_columns(runs: Sequence[Mapping[str, Any]], no_score_policy: str) -> dict
         "ignored_files": [display_text(";".join(run["ignored_files"])) for run in runs],
         "folder_display": folders,
         "folder_path": list(folders),  # the same text, in its own list
-        "folder_path_bytes": [os.fsencode(run["folder_path"]) for run in runs],
+        "folder_path_bytes": [run["folder_path"].encode(*_FS_CODEC) for run in runs],  # os.fsencode
         "agent_outcomes": [run["agent_outcomes"] for run in runs],
     }
