@@ -27,7 +27,7 @@ from cogames_lib.mindcraft.discovery import (
     find_task_units,
 )
 from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text, valid_text
-from cogames_lib.mindcraft.rows import TASK_ID_COLUMNS, run_columns
+from cogames_lib.mindcraft.rows import ROW_COLUMNS, TASK_ID_COLUMNS, run_columns, run_row
 from cogames_lib.mindcraft.runs import build_run, read_model_name, read_unit
 from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale
 from cogames_lib.mindcraft.tasks import task_definition_metrics
@@ -73,8 +73,10 @@ def _run(unit: TaskUnit, outcomes: list[dict[str, Any]], job: ParseJob) -> dict[
 
 def parse_units(job: ParseJob) -> dict[str, list[Any]]:
     """The runs-table columns of a chunk of task units, in order (the fan-out's task)."""
-    runs = [_run(unit, read_unit(unit, job.max_bytes), job) for unit in job.units]
-    return run_columns(runs, job.no_score_policy)
+    policy = job.no_score_policy  # each run becomes a row at once: its dict dies young
+    return run_columns(
+        [run_row(_run(unit, read_unit(unit, job.max_bytes), job), policy) for unit in job.units]
+    )
 
 
 def _log_bytes(units: list[TaskUnit]) -> int:
@@ -96,8 +98,9 @@ def _mark_copies(columns: dict[str, list[Any]], units: list[TaskUnit], job: Pars
             mark_stale(outcome, marks[row, position]) if (row, position) in marks else outcome
             for position, outcome in enumerate(columns["agent_outcomes"][row])
         ]
-        for column, values in run_columns([_run(units[row], outcomes, job)], job.no_score_policy).items():
-            columns[column][row] = values[0]
+        rebuilt = run_row(_run(units[row], outcomes, job), job.no_score_policy)
+        for column, value in zip(ROW_COLUMNS, rebuilt, strict=True):
+            columns[column][row] = value
 
 
 def collect_columns(
@@ -135,7 +138,7 @@ def collect_columns(
                 metrics={task_id: metrics[task_id] for task_id in needed},
             )
         )
-    columns = run_columns([], no_score_policy)
+    columns = run_columns([])
     logs = sum(len(unit.logs) for unit in units)
     with FanOut(workers=workers, progress=progress, description="agent logs", unit="log", total=logs) as fan:
         for chunk in fan.map(parse_units, jobs, lambda job, _: sum(len(unit.logs) for unit in job.units)):

@@ -1,9 +1,9 @@
-"""Per-run dicts -> the columns of the runs table (`run_columns`), `end_reason` among them.
+"""Per-run dicts -> rows of the runs table (`run_row`), `end_reason` among them, and rows -> columns.
 
 Every text in a row is valid UTF-8: names from the file system are shown printable (`files.display_text`:
 undecodable bytes as `\\xNN`, control characters escaped), text from inside logs escaped where it holds
 lone surrogates (`files.valid_text`), and the folder's exact path is kept as bytes (`folder_path_bytes`).
-Columns, not rows: a list per column is built in one pass over the runs, without a dict per row.
+A row is a tuple (no dict per row); a chunk's rows become columns in one transposition (`run_columns`).
 """
 
 from __future__ import annotations
@@ -65,39 +65,63 @@ def end_reason(run: Mapping[str, Any]) -> str:
     return "unreadable"
 
 
-def run_columns(runs: Sequence[Mapping[str, Any]], no_score_policy: str) -> dict[str, list[Any]]:
-    """The `mindcraft_runs` columns (`tables.MINDCRAFT_RUNS`) of per-run dicts, but the experiment's
-    (`experiment`, `model_name`) and the task id's (`TASK_ID_COLUMNS`), then the nested `agent_outcomes`
-    (the outcome dicts of each run's logs)."""
-    exclude = no_score_policy == "exclude"
-    folders = [display_text(run["folder_path"]) for run in runs]
-    return {
-        "task_id": [display_text(run["task_id"]) for run in runs],
-        "task_type": [run["task_type"] for run in runs],
-        "layout": [run["layout"] for run in runs],
-        "agent_count": [run["agent_count"] for run in runs],
-        "expected_agent_count_mismatch": [run["expected_agent_count_mismatch"] for run in runs],
-        "total_agent_logs_found": [run["total_agent_logs_found"] for run in runs],
-        "repetition_count": [len(run["repetitions"]) for run in runs],
-        "successful_repetitions": [
-            [rep["completion_status"] for rep in run["repetitions"].values()].count(S.SUCCESS) for run in runs
-        ],
-        "overall_completion_status": [run["overall_completion_status"] for run in runs],
-        "overall_is_successful": [run["overall_is_successful"] for run in runs],
-        "overall_raw_score": [run["overall_raw_score"] for run in runs],
-        "success_for_rate": [
-            None
-            if exclude and run["overall_completion_status"] in NO_VERDICT_STATUSES
-            else run["overall_is_successful"]
-            for run in runs
-        ],
-        "end_reason": [end_reason(run) for run in runs],
-        "stale_log_count": [run["stale_log_count"] for run in runs],
-        "has_task_definition": [run["has_task_definition"] for run in runs],
-        "score_scale": [run["score_scale"] for run in runs],
-        "ignored_files": [display_text(";".join(run["ignored_files"])) for run in runs],
-        "folder_display": folders,
-        "folder_path": list(folders),  # the same text, in its own list
-        "folder_path_bytes": [run["folder_path"].encode(*_FS_CODEC) for run in runs],  # os.fsencode
-        "agent_outcomes": [run["agent_outcomes"] for run in runs],
-    }
+# The columns `run_row` gives, in order: every `mindcraft_runs` column but the experiment's (`experiment`,
+# `model_name`) and the task id's (`TASK_ID_COLUMNS`), then the nested `agent_outcomes`.
+ROW_COLUMNS: tuple[str, ...] = (
+    "task_id",
+    "task_type",
+    "layout",
+    "agent_count",
+    "expected_agent_count_mismatch",
+    "total_agent_logs_found",
+    "repetition_count",
+    "successful_repetitions",
+    "overall_completion_status",
+    "overall_is_successful",
+    "overall_raw_score",
+    "success_for_rate",
+    "end_reason",
+    "stale_log_count",
+    "has_task_definition",
+    "score_scale",
+    "ignored_files",
+    "folder_display",
+    "folder_path",
+    "folder_path_bytes",
+    "agent_outcomes",
+)
+
+
+def run_row(run: Mapping[str, Any], no_score_policy: str) -> tuple[Any, ...]:
+    """The `ROW_COLUMNS` values of a per-run dict."""
+    folder, status = display_text(run["folder_path"]), run["overall_completion_status"]
+    excluded = no_score_policy == "exclude" and status in NO_VERDICT_STATUSES
+    return (
+        display_text(run["task_id"]),
+        run["task_type"],
+        run["layout"],
+        run["agent_count"],
+        run["expected_agent_count_mismatch"],
+        run["total_agent_logs_found"],
+        len(run["repetitions"]),
+        [rep["completion_status"] for rep in run["repetitions"].values()].count(S.SUCCESS),
+        status,
+        run["overall_is_successful"],
+        run["overall_raw_score"],
+        None if excluded else run["overall_is_successful"],
+        end_reason(run),
+        run["stale_log_count"],
+        run["has_task_definition"],
+        run["score_scale"],
+        display_text(";".join(run["ignored_files"])),
+        folder,
+        folder,  # the same text
+        run["folder_path"].encode(*_FS_CODEC),  # os.fsencode
+        run["agent_outcomes"],
+    )
+
+
+def run_columns(rows: Sequence[tuple[Any, ...]]) -> dict[str, list[Any]]:
+    """{column: values} of `run_row` rows (transposed in one step)."""
+    columns = [list(values) for values in zip(*rows, strict=True)] if rows else [[] for _ in ROW_COLUMNS]
+    return dict(zip(ROW_COLUMNS, columns, strict=True))
