@@ -39,8 +39,8 @@ SERIAL_CHUNK = 50  # tasks a chunk in one process: a chunk's per-run dicts die y
 
 
 class RunColumns(NamedTuple):
-    """The runs table as columns: `per_run` holds a value a row; `per_task_id` (`TASK_ID_COLUMNS`) a value
-    per task id, `task_index` a row's place in them (a task id recurs in every experiment: typed once)."""
+    """The runs table's columns: `per_run` a value a row; `per_task_id` (`TASK_ID_COLUMNS`) a value per task
+    id, `task_index` each row's place in them (a task id recurs in every experiment: typed once)."""
 
     per_run: dict[str, list[Any]]
     per_task_id: dict[str, list[Any]]
@@ -58,25 +58,17 @@ class ParseJob(NamedTuple):
 
 
 def _run(unit: TaskUnit, outcomes: list[dict[str, Any]], job: ParseJob) -> dict[str, Any]:
-    definition = job.definitions.get(unit.task_id)
-    metrics = job.metrics[unit.task_id]  # shared by every task of that id: nothing mutates it
+    task_id = unit.task_id  # its metrics are shared by every task of that id: nothing mutates them
+    definition, metrics = job.definitions.get(task_id), job.metrics[task_id]
     return build_run(
-        unit.task_id,
-        unit.folder,
-        unit.layout,
-        outcomes,
-        definition,
-        metrics=metrics,
-        ignored_files=unit.ignored,
+        task_id, unit.folder, unit.layout, outcomes, definition, metrics=metrics, ignored_files=unit.ignored
     )
 
 
 def parse_units(job: ParseJob) -> dict[str, list[Any]]:
     """The runs-table columns of a chunk of task units, in order (the fan-out's task)."""
-    policy = job.no_score_policy  # each run becomes a row at once: its dict dies young
-    return run_columns(
-        [run_row(_run(unit, read_unit(unit, job.max_bytes), job), policy) for unit in job.units]
-    )
+    runs = (_run(unit, read_unit(unit, job.max_bytes), job) for unit in job.units)
+    return run_columns([run_row(run, job.no_score_policy) for run in runs])  # a run's dict dies young
 
 
 def _log_bytes(units: list[TaskUnit]) -> int:

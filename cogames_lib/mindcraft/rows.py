@@ -14,14 +14,11 @@ from typing import Any
 
 from cogames_lib.mindcraft.files import display_text
 from cogames_lib.outcomes import CompletionStatus
-from cogames_lib.tables import MINDCRAFT_METRIC_COLUMNS
+from cogames_lib.tables import MINDCRAFT_METRIC_COLUMNS, MINDCRAFT_RUNS
 
 S = CompletionStatus
 # the columns that depend on the task id alone (its definition's metrics): made once per task id
-TASK_ID_COLUMNS: tuple[str, ...] = (
-    "expected_agent_count",
-    *(column for column, _ in MINDCRAFT_METRIC_COLUMNS),
-)
+TASK_ID_COLUMNS: tuple[str, ...] = ("expected_agent_count", *(c for c, _ in MINDCRAFT_METRIC_COLUMNS))
 _FS_CODEC = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 NO_VERDICT_STATUSES: frozenset[str] = frozenset({S.NO_SCORE_LOGGED.value, S.LOG_FILE_ERROR.value})
 LEGACY_NO_AGENTS = "No other agents found"
@@ -52,8 +49,7 @@ def end_reason(run: Mapping[str, Any]) -> str:
         return "stale_log"
     if status == S.TIMED_OUT:
         return "timeout_logged"
-    messages = (outcome.get("final_system_message") or "" for outcome in run["agent_outcomes"])
-    if any(message.startswith(LEGACY_NO_AGENTS) for message in messages):
+    if any((o.get("final_system_message") or "").startswith(LEGACY_NO_AGENTS) for o in run["agent_outcomes"]):
         return "agents_missing_logged"
     expected = run["task_definition_metrics"].get("expected_agent_count")
     if expected is not None and len({o["agent_name"] for o in run["agent_outcomes"]}) < expected:
@@ -65,29 +61,11 @@ def end_reason(run: Mapping[str, Any]) -> str:
     return "unreadable"
 
 
-# The columns `run_row` gives, in order: every `mindcraft_runs` column but the experiment's (`experiment`,
-# `model_name`) and the task id's (`TASK_ID_COLUMNS`), then the nested `agent_outcomes`.
+# The columns `run_row` gives, in the contract's order: all but the experiment's (`experiment`, `model_name`)
+# and the task id's (`TASK_ID_COLUMNS`), then the nested `agent_outcomes`.
+_NOT_IN_ROWS = ("experiment", "model_name", *TASK_ID_COLUMNS)
 ROW_COLUMNS: tuple[str, ...] = (
-    "task_id",
-    "task_type",
-    "layout",
-    "agent_count",
-    "expected_agent_count_mismatch",
-    "total_agent_logs_found",
-    "repetition_count",
-    "successful_repetitions",
-    "overall_completion_status",
-    "overall_is_successful",
-    "overall_raw_score",
-    "success_for_rate",
-    "end_reason",
-    "stale_log_count",
-    "has_task_definition",
-    "score_scale",
-    "ignored_files",
-    "folder_display",
-    "folder_path",
-    "folder_path_bytes",
+    *(c for c in MINDCRAFT_RUNS.columns if c not in _NOT_IN_ROWS),
     "agent_outcomes",
 )
 

@@ -84,12 +84,7 @@ def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
             if candidate in statuses:
                 status = candidate
                 break
-    return {
-        "completion_status": status,
-        "raw_score": best,
-        "agent_log_count": len(outcomes),
-        "stale_reason": stale,
-    }
+    return dict(completion_status=status, raw_score=best, agent_log_count=len(outcomes), stale_reason=stale)
 
 
 def _rank(item: tuple[int, dict[str, Any]]) -> tuple[int, float, int]:
