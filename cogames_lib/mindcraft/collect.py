@@ -35,7 +35,7 @@ from cogames_lib.parallel import FanOut
 
 AUTO_PARALLEL_BYTES = 64 * 1024 * 1024
 CHUNKS_PER_WORKER = 8  # more chunks even out tasks of unequal size; each costs a round trip
-SERIAL_CHUNK = 50  # tasks a chunk in one process: a chunk's per-run dicts die young (few full collections)
+SERIAL_CHUNK = 50  # tasks a chunk in one process: its rows die young (as fast as 200 or 1,000, measured)
 
 
 class RunColumns(NamedTuple):
