@@ -39,6 +39,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from cogames_lib.errors import ParameterError
@@ -57,18 +58,20 @@ AGENT_COLUMNS: tuple[str, ...] = MINDCRAFT_AGENTS.columns
 SKIPPED_COLUMNS: tuple[str, ...] = MINDCRAFT_SKIPPED.columns
 
 
-def _typed_frame(columns: Mapping[str, list[Any]], schema: TableSchema) -> pd.DataFrame:
-    """Columns -> a frame, each column of its dtype in `schema` (a column it lacks stays objects)."""
-    typed: dict[str, Any] = {}
-    for column, values in columns.items():
-        dtype = schema.dtypes.get(column, "object")
-        if dtype == "category":
-            typed[column] = status_categorical(pd.Series(values, dtype=object))
-        elif dtype == "object":
-            typed[column] = pd.Series(values, dtype=object)
-        else:  # a logged NaN stays NaN in a plain float column, distinct from no score (NA)
-            typed[column] = pd.Series(pd.array(values, dtype=dtype))
-    return pd.DataFrame(typed)
+def _typed(values: list[Any], dtype: str) -> Any:
+    """A list as pandas values of `dtype` (a logged NaN stays NaN in a plain float column, distinct from NA)."""
+    if dtype == "category":
+        return status_categorical(pd.Series(values, dtype=object))
+    return pd.Series(values, dtype=object) if dtype == "object" else pd.array(values, dtype=dtype)
+
+
+def _typed_frame(columns: Mapping[str, Any], schema: TableSchema, order: Iterable[str] = ()) -> pd.DataFrame:
+    """Columns (lists, typed as `schema` says, objects where it lacks one; or typed arrays) -> a frame, its
+    columns in `order` (else as given)."""
+    typed = {
+        c: _typed(v, schema.dtypes.get(c, "object")) if isinstance(v, list) else v for c, v in columns.items()
+    }
+    return pd.DataFrame({column: typed[column] for column in order or typed})
 
 
 def aggregate_results(
@@ -104,7 +107,9 @@ def aggregate_results(
         progress=progress,
         max_bytes=max_log_bytes,
     )
-    frame = _typed_frame(columns, MINDCRAFT_RUNS)
+    index = np.asarray(columns.task_index, dtype=np.intp)  # task-id columns: typed once per id, taken per row
+    typed = {c: _typed(v, MINDCRAFT_RUNS.dtypes[c]).take(index) for c, v in columns.per_task_id.items()}
+    frame = _typed_frame({**columns.per_run, **typed}, MINDCRAFT_RUNS, (*RUN_COLUMNS, *NESTED_COLUMNS))
     frame.attrs["no_score_policy"] = no_score_policy
     frame.attrs["skipped_folders"] = [
         {

@@ -26,8 +26,8 @@ from cogames_lib.mindcraft.discovery import (
     experiment_folder,
     find_task_units,
 )
-from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, valid_text
-from cogames_lib.mindcraft.rows import run_columns
+from cogames_lib.mindcraft.files import DEFAULT_MAX_LOG_BYTES, display_text, valid_text
+from cogames_lib.mindcraft.rows import ROW_COLUMNS, TASK_ID_COLUMNS, run_columns, run_row
 from cogames_lib.mindcraft.runs import build_run, read_model_name, read_unit
 from cogames_lib.mindcraft.stale import find_identical_copies, mark_stale
 from cogames_lib.mindcraft.tasks import task_definition_metrics
@@ -35,7 +35,16 @@ from cogames_lib.parallel import FanOut
 
 AUTO_PARALLEL_BYTES = 64 * 1024 * 1024
 CHUNKS_PER_WORKER = 8  # more chunks even out tasks of unequal size; each costs a round trip
-SERIAL_CHUNK = 50  # tasks a chunk in one process: a chunk's per-run dicts die young (few full collections)
+SERIAL_CHUNK = 50  # tasks a chunk in one process: its rows die young (as fast as 200 or 1,000, measured)
+
+
+class RunColumns(NamedTuple):
+    """The runs table's columns: `per_run` a value a row; `per_task_id` (`TASK_ID_COLUMNS`) a value per task
+    id, `task_index` each row's place in them (a task id recurs in every experiment: typed once)."""
+
+    per_run: dict[str, list[Any]]
+    per_task_id: dict[str, list[Any]]
+    task_index: list[int]
 
 
 class ParseJob(NamedTuple):
@@ -49,23 +58,17 @@ class ParseJob(NamedTuple):
 
 
 def _run(unit: TaskUnit, outcomes: list[dict[str, Any]], job: ParseJob) -> dict[str, Any]:
-    definition = job.definitions.get(unit.task_id)
-    metrics = job.metrics[unit.task_id]  # shared by every task of that id: nothing mutates it
+    task_id = unit.task_id  # its metrics are shared by every task of that id: nothing mutates them
+    definition, metrics = job.definitions.get(task_id), job.metrics[task_id]
     return build_run(
-        unit.task_id,
-        unit.folder,
-        unit.layout,
-        outcomes,
-        definition,
-        metrics=metrics,
-        ignored_files=unit.ignored,
+        task_id, unit.folder, unit.layout, outcomes, definition, metrics=metrics, ignored_files=unit.ignored
     )
 
 
 def parse_units(job: ParseJob) -> dict[str, list[Any]]:
     """The runs-table columns of a chunk of task units, in order (the fan-out's task)."""
-    runs = [_run(unit, read_unit(unit, job.max_bytes), job) for unit in job.units]
-    return run_columns(runs, job.no_score_policy)
+    runs = (_run(unit, read_unit(unit, job.max_bytes), job) for unit in job.units)
+    return run_columns([run_row(run, job.no_score_policy) for run in runs])  # a run's dict dies young
 
 
 def _log_bytes(units: list[TaskUnit]) -> int:
@@ -87,8 +90,9 @@ def _mark_copies(columns: dict[str, list[Any]], units: list[TaskUnit], job: Pars
             mark_stale(outcome, marks[row, position]) if (row, position) in marks else outcome
             for position, outcome in enumerate(columns["agent_outcomes"][row])
         ]
-        for column, values in run_columns([_run(units[row], outcomes, job)], job.no_score_policy).items():
-            columns[column][row] = values[0]
+        rebuilt = run_row(_run(units[row], outcomes, job), job.no_score_policy)
+        for column, value in zip(ROW_COLUMNS, rebuilt, strict=True):
+            columns[column][row] = value
 
 
 def collect_columns(
@@ -100,9 +104,9 @@ def collect_columns(
     workers: int | None = 1,
     progress: bool = False,
     max_bytes: int = DEFAULT_MAX_LOG_BYTES,
-) -> tuple[dict[str, list[Any]], list[SkippedFolder]]:
-    """({column: values} of the runs table, skipped entries) for roots, in walk order; identical for any
-    number of workers. `model_name` None reads each experiment's `results.txt`."""
+) -> tuple[RunColumns, list[SkippedFolder]]:
+    """(the runs table's columns, skipped entries) for roots, in walk order; identical for any number of
+    workers. `model_name` None reads each experiment's `results.txt`."""
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ParameterError(f"workers: must be >= 1 (or None for automatic), got {workers}")
     if max_bytes < 1:
@@ -126,7 +130,7 @@ def collect_columns(
                 metrics={task_id: metrics[task_id] for task_id in needed},
             )
         )
-    columns = run_columns([], no_score_policy)
+    columns = run_columns([])
     logs = sum(len(unit.logs) for unit in units)
     with FanOut(workers=workers, progress=progress, description="agent logs", unit="log", total=logs) as fan:
         for chunk in fan.map(parse_units, jobs, lambda job, _: sum(len(unit.logs) for unit in job.units)):
@@ -138,8 +142,12 @@ def collect_columns(
     for experiment in dict.fromkeys(experiments):  # results.txt is read once per experiment
         model = model_name if model_name is not None else read_model_name(experiment)
         models[experiment] = None if model is None else valid_text(model)
+    names = {experiment: display_text(experiment.rpartition(os.sep)[2]) for experiment in models}
+    columns["experiment"] = [names[experiment] for experiment in experiments]
     columns["model_name"] = [models[experiment] for experiment in experiments]
-    return columns, skipped
+    place = {task_id: index for index, task_id in enumerate(metrics)}
+    by_id = {column: [values.get(column) for values in metrics.values()] for column in TASK_ID_COLUMNS}
+    return RunColumns(columns, by_id, [place[unit.task_id] for unit in units]), skipped
 
 
 def find_task_folders(

@@ -31,7 +31,9 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+
+import msgspec
+from msgspec.structs import replace
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.mindcraft.files import display_text, kind_of_mode, resolve_symlink
@@ -67,7 +69,9 @@ class SkippedFolder:
     kind: str = "folder"
 
 
-class LogFile(NamedTuple):
+# The walk's records are structs the garbage collector does not track (no cycle: strings, numbers, tuples):
+# as named tuples, 60,000 of them on 20,000 logs cost a full collection a call (docs/mindcraft.md, "Speed").
+class LogFile(msgspec.Struct, frozen=True, order=True, gc=False):
     """One agent log to read; the fields in the order the logs of a unit are sorted (by run, then agent)."""
 
     run: int
@@ -76,7 +80,7 @@ class LogFile(NamedTuple):
     path: str  # where to read it (a followed symlink's target)
 
 
-class TaskUnit(NamedTuple):
+class TaskUnit(msgspec.Struct, frozen=True, gc=False):
     """The logs of one task: a task folder, or every repetition of a per-run or flat task."""
 
     layout: str
@@ -92,7 +96,7 @@ def experiment_folder(folder: str, layout: str) -> str:
     return folder if layout in ("per_run", "flat") else folder.rpartition(os.sep)[0]
 
 
-class FolderScan(NamedTuple):
+class FolderScan(msgspec.Struct, frozen=True, gc=False):
     """One `os.scandir` of a folder, decided: tasks found, folders to walk, things skipped."""
 
     units: tuple[TaskUnit, ...] = ()
@@ -101,7 +105,7 @@ class FolderScan(NamedTuple):
     s3_marker: bool = False  # a `bots/` folder sits here: the task folders below came from S3
 
 
-class Folder(NamedTuple):
+class Folder(msgspec.Struct, frozen=True, gc=False):
     """A folder the walk will scan."""
 
     # orders the walk: the root's index, then the names below it, each after a NUL (which sorts before any
@@ -208,10 +212,10 @@ def scan_folder(
     if current:  # a task folder
         unit, beside = TaskUnit(layout_hint, name, path, _by_run(current)), per_run + flat_logs
     elif per_run and run_folder is not None:  # one repetition of a task
-        logs = _by_run([log._replace(run=int(run_folder["run"])) for log in per_run])
+        logs = _by_run([replace(log, run=int(run_folder["run"])) for log in per_run])
         unit, beside = TaskUnit("per_run", run_folder["task"], path, logs), flat_logs
     if unit is not None:  # a leaf: folders inside it are listed, not walked
-        unit = unit._replace(ignored=tuple(sorted(others + [log.file_name for log in beside])))
+        unit = replace(unit, ignored=tuple(sorted(others + [log.file_name for log in beside])))
         skipped += [
             SkippedFolder(os.path.join(path, sub), "a folder inside a task folder") for sub, _ in subfolders
         ]
@@ -282,10 +286,8 @@ def find_task_units(roots: Sequence[str]) -> tuple[list[TaskUnit], list[SkippedF
         following: list[Folder] = []
         for folder in level:
             scan = scan_folder(folder.path, folder.depth, folder.layout_hint, folder.allowed)
-            for unit in scan.units:
-                found.append((folder.key, unit))
-            for item in scan.skipped:
-                skipped.append((folder, item))
+            found += [(folder.key, unit) for unit in scan.units]
+            skipped += [(folder, item) for item in scan.skipped]
             hint = "s3_download" if scan.s3_marker else "current"
             for name, link in scan.subfolders:
                 child = Folder(
@@ -315,11 +317,11 @@ def _gather_repetitions(units: list[TaskUnit]) -> list[TaskUnit]:
         key = (experiment, unit.task_id, unit.layout)
         if key not in place:
             place[key] = len(gathered)
-            gathered.append(unit._replace(folder=experiment))
+            gathered.append(replace(unit, folder=experiment))
             continue
         first = gathered[place[key]]
         ignored = tuple(sorted({*first.ignored, *unit.ignored}))
-        gathered[place[key]] = first._replace(logs=_by_run([*first.logs, *unit.logs]), ignored=ignored)
+        gathered[place[key]] = replace(first, logs=_by_run([*first.logs, *unit.logs]), ignored=ignored)
     return gathered
 
 

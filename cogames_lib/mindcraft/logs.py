@@ -52,12 +52,7 @@ from cogames_lib.mindcraft.files import (
     read_regular_file,
     valid_text,
 )
-from cogames_lib.mindcraft.verdicts import (
-    SCORE_NOTES,
-    classify_verdict,
-    find_verdict,
-    infer_score_scale,
-)
+from cogames_lib.mindcraft.verdicts import SCORE_NOTES, classify_verdict, find_verdict, infer_score_scale
 from cogames_lib.outcomes import CompletionStatus
 
 AGENT_LOG_NAME = re.compile(r"^(?P<agent>[A-Za-z]+_\d+)_(?P<run>\d+)\.json$")

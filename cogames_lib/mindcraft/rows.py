@@ -1,23 +1,25 @@
-"""Per-run dicts -> the columns of the runs table (`run_columns`), `end_reason` among them.
+"""Per-run dicts -> rows of the runs table (`run_row`), `end_reason` among them, and rows -> columns.
 
 Every text in a row is valid UTF-8: names from the file system are shown printable (`files.display_text`:
 undecodable bytes as `\\xNN`, control characters escaped), text from inside logs escaped where it holds
 lone surrogates (`files.valid_text`), and the folder's exact path is kept as bytes (`folder_path_bytes`).
-Columns, not rows: a list per column is built in one pass over the runs, without a dict per row.
+A row is a tuple (no dict per row); a chunk's rows become columns in one transposition (`run_columns`).
 """
 
 from __future__ import annotations
 
-import os
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cogames_lib.mindcraft.files import display_text, valid_text
+from cogames_lib.mindcraft.files import display_text
 from cogames_lib.outcomes import CompletionStatus
-from cogames_lib.tables import MINDCRAFT_METRIC_COLUMNS
+from cogames_lib.tables import MINDCRAFT_METRIC_COLUMNS, MINDCRAFT_RUNS
 
 S = CompletionStatus
-METRIC_COLUMNS: tuple[str, ...] = tuple(column for column, _ in MINDCRAFT_METRIC_COLUMNS)
+# the columns that depend on the task id alone (its definition's metrics): made once per task id
+TASK_ID_COLUMNS: tuple[str, ...] = ("expected_agent_count", *(c for c, _ in MINDCRAFT_METRIC_COLUMNS))
+_FS_CODEC = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 NO_VERDICT_STATUSES: frozenset[str] = frozenset({S.NO_SCORE_LOGGED.value, S.LOG_FILE_ERROR.value})
 LEGACY_NO_AGENTS = "No other agents found"
 # How a run ended, as far as its logs tell (docs/mindcraft.md, "Timeouts"). Current logs never say
@@ -47,8 +49,7 @@ def end_reason(run: Mapping[str, Any]) -> str:
         return "stale_log"
     if status == S.TIMED_OUT:
         return "timeout_logged"
-    messages = (outcome.get("final_system_message") or "" for outcome in run["agent_outcomes"])
-    if any(message.startswith(LEGACY_NO_AGENTS) for message in messages):
+    if any((o.get("final_system_message") or "").startswith(LEGACY_NO_AGENTS) for o in run["agent_outcomes"]):
         return "agents_missing_logged"
     expected = run["task_definition_metrics"].get("expected_agent_count")
     if expected is not None and len({o["agent_name"] for o in run["agent_outcomes"]}) < expected:
@@ -60,43 +61,45 @@ def end_reason(run: Mapping[str, Any]) -> str:
     return "unreadable"
 
 
-def run_columns(runs: Sequence[Mapping[str, Any]], no_score_policy: str) -> dict[str, list[Any]]:
-    """The `mindcraft_runs` columns (`tables.MINDCRAFT_RUNS`, in order) of per-run dicts, then the nested
-    `agent_outcomes` (the outcome dicts of each run's logs)."""
-    metrics = [run["task_definition_metrics"] for run in runs]
-    exclude = no_score_policy == "exclude"
-    folders = [display_text(run["folder_path"]) for run in runs]
-    return {
-        "experiment": [display_text(run["experiment"]) for run in runs],
-        "model_name": [None if run["model_name"] is None else valid_text(run["model_name"]) for run in runs],
-        "task_id": [display_text(run["task_id"]) for run in runs],
-        "task_type": [run["task_type"] for run in runs],
-        "layout": [run["layout"] for run in runs],
-        "agent_count": [run["agent_count"] for run in runs],
-        "expected_agent_count": [values.get("expected_agent_count") for values in metrics],
-        "expected_agent_count_mismatch": [run["expected_agent_count_mismatch"] for run in runs],
-        "total_agent_logs_found": [run["total_agent_logs_found"] for run in runs],
-        "repetition_count": [len(run["repetitions"]) for run in runs],
-        "successful_repetitions": [
-            sum(rep["completion_status"] == S.SUCCESS for rep in run["repetitions"].values()) for run in runs
-        ],
-        "overall_completion_status": [run["overall_completion_status"] for run in runs],
-        "overall_is_successful": [run["overall_is_successful"] for run in runs],
-        "overall_raw_score": [run["overall_raw_score"] for run in runs],
-        "success_for_rate": [
-            None
-            if exclude and run["overall_completion_status"] in NO_VERDICT_STATUSES
-            else run["overall_is_successful"]
-            for run in runs
-        ],
-        "end_reason": [end_reason(run) for run in runs],
-        "stale_log_count": [run["stale_log_count"] for run in runs],
-        "has_task_definition": [run["has_task_definition"] for run in runs],
-        "score_scale": [run["score_scale"] for run in runs],
-        **{column: [values.get(column) for values in metrics] for column in METRIC_COLUMNS},
-        "ignored_files": [display_text(";".join(run["ignored_files"])) for run in runs],
-        "folder_display": folders,
-        "folder_path": list(folders),  # the same text, in its own list
-        "folder_path_bytes": [os.fsencode(run["folder_path"]) for run in runs],
-        "agent_outcomes": [run["agent_outcomes"] for run in runs],
-    }
+# The columns `run_row` gives, in the contract's order: all but the experiment's (`experiment`, `model_name`)
+# and the task id's (`TASK_ID_COLUMNS`), then the nested `agent_outcomes`.
+_NOT_IN_ROWS = ("experiment", "model_name", *TASK_ID_COLUMNS)
+ROW_COLUMNS: tuple[str, ...] = (
+    *(c for c in MINDCRAFT_RUNS.columns if c not in _NOT_IN_ROWS),
+    "agent_outcomes",
+)
+
+
+def run_row(run: Mapping[str, Any], no_score_policy: str) -> tuple[Any, ...]:
+    """The `ROW_COLUMNS` values of a per-run dict."""
+    folder, status = display_text(run["folder_path"]), run["overall_completion_status"]
+    excluded = no_score_policy == "exclude" and status in NO_VERDICT_STATUSES
+    return (
+        display_text(run["task_id"]),
+        run["task_type"],
+        run["layout"],
+        run["agent_count"],
+        run["expected_agent_count_mismatch"],
+        run["total_agent_logs_found"],
+        len(run["repetitions"]),
+        [rep["completion_status"] for rep in run["repetitions"].values()].count(S.SUCCESS),
+        status,
+        run["overall_is_successful"],
+        run["overall_raw_score"],
+        None if excluded else run["overall_is_successful"],
+        end_reason(run),
+        run["stale_log_count"],
+        run["has_task_definition"],
+        run["score_scale"],
+        display_text(";".join(run["ignored_files"])),
+        folder,
+        folder,  # the same text
+        run["folder_path"].encode(*_FS_CODEC),  # os.fsencode
+        run["agent_outcomes"],
+    )
+
+
+def run_columns(rows: Sequence[tuple[Any, ...]]) -> dict[str, list[Any]]:
+    """{column: values} of `run_row` rows (transposed in one step)."""
+    columns = [list(values) for values in zip(*rows, strict=True)] if rows else [[] for _ in ROW_COLUMNS]
+    return dict(zip(ROW_COLUMNS, columns, strict=True))

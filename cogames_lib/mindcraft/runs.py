@@ -43,15 +43,15 @@ from cogames_lib.mindcraft.tasks import task_definition_metrics, task_type_of
 from cogames_lib.mindcraft.verdicts import SCORE_SCALE_BY_TASK_TYPE, infer_score_scale
 from cogames_lib.outcomes import STATUS_ORDER, CompletionStatus
 
-# Agents within one run: the first status present in this list decides: TIMED_OUT overrides all, then
-# the best status (STATUS_ORDER). Plain strings: enum members hash and compare through Python code.
-_SET_APART = (
-    CompletionStatus.TIMED_OUT.value,
-    CompletionStatus.RUN_ERROR.value,
-)  # first in the list; never a log's status
+# Plain strings, read once: an enum member's `.value` is a Python-level property, and members hash
+# through Python code. Agents within one run: the first status present in RUN_STATUS_PRIORITY decides:
+# TIMED_OUT overrides all, then the best status (STATUS_ORDER; RUN_ERROR is never a log's status).
+_TIMED_OUT, _RUN_ERROR = CompletionStatus.TIMED_OUT.value, CompletionStatus.RUN_ERROR.value
+_SUCCESS, _NO_SCORE = CompletionStatus.SUCCESS.value, CompletionStatus.NO_SCORE_LOGGED.value
+_LOG_FILE_ERROR = CompletionStatus.LOG_FILE_ERROR.value
 RUN_STATUS_PRIORITY: tuple[str, ...] = (
-    CompletionStatus.TIMED_OUT.value,
-    *(s for s in STATUS_ORDER if s not in _SET_APART),
+    _TIMED_OUT,
+    *(s for s in STATUS_ORDER if s not in (_TIMED_OUT, _RUN_ERROR)),
 )
 _STATUS_RANK = {status: rank for rank, status in enumerate(STATUS_ORDER)}
 
@@ -73,23 +73,18 @@ def _combine_agents(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
     best: float | None = None
     for outcome in outcomes:  # one pass, no generator: this runs once per repetition of every task
         if outcome["stale_reason"]:
-            status, best, stale = CompletionStatus.LOG_FILE_ERROR.value, None, outcome["stale_reason"]
+            status, best, stale = _LOG_FILE_ERROR, None, outcome["stale_reason"]
             break
         statuses.add(outcome["completion_status"])
         if outcome["raw_score"] is not None and (best is None or outcome["raw_score"] > best):
             best = outcome["raw_score"]
     else:
-        status, stale = CompletionStatus.NO_SCORE_LOGGED.value, None
+        status, stale = _NO_SCORE, None
         for candidate in RUN_STATUS_PRIORITY:
             if candidate in statuses:
                 status = candidate
                 break
-    return {
-        "completion_status": status,
-        "raw_score": best,
-        "agent_log_count": len(outcomes),
-        "stale_reason": stale,
-    }
+    return dict(completion_status=status, raw_score=best, agent_log_count=len(outcomes), stale_reason=stale)
 
 
 def _rank(item: tuple[int, dict[str, Any]]) -> tuple[int, float, int]:
@@ -132,7 +127,9 @@ def build_run(
     scale = _score_scale(task_type, outcomes)
     by_run: dict[int, list[dict[str, Any]]] = {}
     for outcome in outcomes:  # in the unit's order: by run index, then agent
-        by_run.setdefault(outcome["run_index"], []).append(rescale_outcome(outcome, scale))
+        if outcome["score_scale"] != scale:
+            outcome = rescale_outcome(outcome, scale)
+        by_run.setdefault(outcome["run_index"], []).append(outcome)
     by_run = {run_index: mark_skewed(partners) for run_index, partners in sorted(by_run.items())}
     outcomes = [outcome for partners in by_run.values() for outcome in partners]
     repetitions = {run_index: _combine_agents(partners) for run_index, partners in by_run.items()}
@@ -141,7 +138,7 @@ def build_run(
         if len(repetitions) > 1
         else next(iter(repetitions.values()), None)
     )
-    status = best["completion_status"] if best else CompletionStatus.NO_SCORE_LOGGED.value
+    status = best["completion_status"] if best else _NO_SCORE
 
     if metrics is None:
         metrics = task_definition_metrics(task_id, task_definition)
@@ -161,7 +158,7 @@ def build_run(
         ),
         "total_agent_logs_found": len(outcomes),
         "overall_raw_score": best["raw_score"] if best else None,
-        "overall_is_successful": status == CompletionStatus.SUCCESS.value,
+        "overall_is_successful": status == _SUCCESS,
         "overall_completion_status": status,
         "repetitions": repetitions,
         "agent_outcomes": outcomes,
@@ -169,7 +166,7 @@ def build_run(
         "has_task_definition": task_definition is not None,
         "score_scale": scale,
         "ignored_files": list(ignored_files),
-        "stale_log_count": sum(1 for outcome in outcomes if outcome["stale_reason"]),
+        "stale_log_count": len([1 for outcome in outcomes if outcome["stale_reason"]]),
     }
 
 

@@ -94,13 +94,8 @@ def task_file_paths(paths: Iterable[str | os.PathLike[str]]) -> list[str]:
     for path in paths:
         path_text = os.fspath(path)
         if os.path.isdir(path_text):
-            files.extend(
-                sorted(
-                    os.path.join(path_text, name)
-                    for name in os.listdir(path_text)
-                    if name.endswith(".json") and os.path.isfile(os.path.join(path_text, name))
-                )
-            )
+            names = sorted(name for name in os.listdir(path_text) if name.endswith(".json"))
+            files += [os.path.join(path_text, n) for n in names if os.path.isfile(os.path.join(path_text, n))]
         else:
             files.append(path_text)
     return files
@@ -172,11 +167,8 @@ def _distinct_count(items: dict[str, Any] | list[Any]) -> int:
 
 def _cooking_metrics(task_id: str, definition: Mapping[str, Any]) -> dict[str, Any]:
     recipes = definition.get("recipes")
-    steps = (
-        [len(recipe) for recipe in recipes.values() if isinstance(recipe, list)]
-        if isinstance(recipes, dict)
-        else []
-    )
+    recipes = recipes if isinstance(recipes, dict) else {}
+    steps = [len(recipe) for recipe in recipes.values() if isinstance(recipe, list)]
     target = definition.get("target")
     unique_targets = _distinct_count(target) if isinstance(target, dict | list) else None
     blocked = definition.get("blocked_access_to_recipe")
@@ -191,9 +183,7 @@ def _cooking_metrics(task_id: str, definition: Mapping[str, Any]) -> dict[str, A
         "max_steps_per_recipe": max(steps) if steps else None,
         "unique_target_items": unique_targets,
         "overall_difficulty_score": None,
-        "difficulty_category": definition.get("difficulty")
-        if isinstance(definition.get("difficulty"), str)
-        else None,
+        "difficulty_category": _text_or_none(definition.get("difficulty")),
         "blocked_agent_count": blocked_count,
     }
     difficulty = definition.get("difficulty_metrics")
