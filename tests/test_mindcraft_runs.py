@@ -227,3 +227,25 @@ def test_later_task_files_override_earlier_ones(tmp_path: Path) -> None:
     (tmp_path / "a.json").write_text('{"t": {"type": "cooking", "agent_count": 2}}')
     (tmp_path / "b.json").write_text('{"t": {"type": "cooking", "agent_count": 3}}')
     assert load_task_definitions([tmp_path / "a.json", tmp_path / "b.json"])["t"]["agent_count"] == 3
+
+
+def test_a_row_names_its_values_as_the_contract_does() -> None:
+    from cogames_lib.mindcraft.rows import ROW_COLUMNS, TASK_ID_COLUMNS, run_row
+    from cogames_lib.tables import MINDCRAFT_RUNS
+
+    per_row = set(MINDCRAFT_RUNS.columns) - {"experiment", "model_name", *TASK_ID_COLUMNS}
+    assert set(ROW_COLUMNS) == per_row | {"agent_outcomes"} and len(ROW_COLUMNS) == len(per_row) + 1
+    run = {"task_id": "t1", "task_type": "cooking", "layout": "per_run", "agent_count": 2,
+           "expected_agent_count_mismatch": True, "total_agent_logs_found": 3, "repetitions": {},
+           "overall_completion_status": "NO_SCORE_LOGGED", "overall_is_successful": False,
+           "overall_raw_score": 0.5, "stale_log_count": 4, "has_task_definition": False, "score_scale": 7,
+           "ignored_files": ["a", "b"], "folder_path": "/x/t1", "agent_outcomes": [],
+           "task_definition_metrics": {}}  # fmt: skip
+    row = dict(zip(ROW_COLUMNS, run_row(run, "exclude"), strict=True))
+    for column in ("task_id", "task_type", "layout", "agent_count", "expected_agent_count_mismatch",
+                   "total_agent_logs_found", "overall_completion_status", "overall_is_successful",
+                   "overall_raw_score", "stale_log_count", "has_task_definition", "score_scale"):  # fmt: skip
+        assert row[column] == run[column], column
+    assert (row["repetition_count"], row["successful_repetitions"], row["success_for_rate"]) == (0, 0, None)
+    assert row["ignored_files"] == "a;b" and row["folder_display"] == row["folder_path"] == "/x/t1"
+    assert row["folder_path_bytes"] == b"/x/t1" and row["agent_outcomes"] == []
