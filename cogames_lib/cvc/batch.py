@@ -11,6 +11,11 @@ index)`, which returns a `WorldSpec` (map, rules, budget) and the episode seed, 
 curriculum without this module knowing any diagnostic. The `World` of each (world index, spec key) is built
 once and reset for every later episode (a reset rebuilds all episode state).
 
+`step` runs in two phases, `advance` (step every world, fill the arrays; an ended world waits) and
+`start_next` (draw and start the ended worlds' next episodes in world order, observe them): the process
+fan-out (`batch_processes.ProcessWorldBatch`) runs the same two phases in its workers and draws the next
+episodes in between, in its parent, so its results never depend on the number of processes.
+
 Measured on the 2-core machine (`benchmarks/cvc_collection.py`, random actions, observations built): see
 docs/cvc_learned.md. The Python step of `World` bounds the speed; this wrapper's copies cost about as much
 again.
@@ -18,8 +23,9 @@ again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -31,6 +37,19 @@ from cogames_lib.cvc.world import World
 from cogames_lib.errors import ParameterError
 
 NUM_ITEMS = len(rules.ITEMS)
+
+# The arrays a batch fills, per agent slot: name -> (shape after the slot axis, dtype). `WorldBatch`
+# allocates them; the process fan-out lays the same arrays out in shared memory.
+SLOT_ARRAYS: Mapping[str, tuple[tuple[int, ...], type]] = MappingProxyType(
+    {
+        "grids": ((len(GRID_CHANNELS), VIEW_SIZE, VIEW_SIZE), np.uint8),
+        "selves": ((len(SELF_FIELDS),), np.uint8),
+        "rewards": ((), np.float32),
+        "done": ((), np.bool_),
+        "positions": ((), np.int64),
+        "items": ((NUM_ITEMS,), np.int64),
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -57,6 +76,35 @@ class FinishedEpisode:
     steps: int
 
 
+def slot_layout(agent_counts: Sequence[int]) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """(agent counts as ints, first slot of each world, world of each slot); refuses an empty or bad list."""
+    counts = [int(n) for n in agent_counts]
+    if not counts or min(counts) < 1:
+        raise ParameterError(
+            f"agent_counts must be a non-empty list of counts >= 1, got {list(agent_counts)}"
+        )
+    first_slot = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    return counts, first_slot, np.repeat(np.arange(len(counts)), counts)
+
+
+def check_actions(actions: np.ndarray, num_slots: int) -> np.ndarray:
+    """`actions` as an array of one action index per slot, or a `ParameterError`."""
+    actions = np.asarray(actions)
+    if actions.shape != (num_slots,):
+        raise ParameterError(f"actions must have shape ({num_slots},), got {actions.shape}")
+    if actions.size and (actions.min() < 0 or actions.max() >= len(rules.ACTIONS)):
+        raise ParameterError(f"actions must be action indices in 0..{len(rules.ACTIONS) - 1}")
+    return actions
+
+
+def check_spec(index: int, num_agents: int, spec: WorldSpec) -> None:
+    """A world's agent count is fixed for its life: what `next_episode` gives must match it."""
+    if spec.num_agents != num_agents:
+        raise ParameterError(
+            f"world {index} has {num_agents} agent(s), next_episode gave {spec.key!r} with {spec.num_agents}"
+        )
+
+
 class WorldBatch:
     """Worlds with fixed agent counts `agent_counts[w]`; slot `first_slot[w] + i` is agent i of world w.
 
@@ -65,37 +113,35 @@ class WorldBatch:
     `step` also fills, per slot: `rewards` (the engine's reward for that step), `done` (the slot's episode
     ended at this step: success or budget), `positions` and `items` (where the agent stood and what it held
     after its action, before any reset: trainers derive shaping from them), and returns the episodes that
-    finished.
+    finished. `arrays` (name -> array of `SLOT_ARRAYS`' shape): where to write instead of fresh arrays (the
+    process fan-out passes views of shared memory).
     """
 
-    def __init__(self, agent_counts: Sequence[int], next_episode: NextEpisode) -> None:
-        counts = [int(n) for n in agent_counts]
-        if not counts or min(counts) < 1:
-            raise ParameterError(
-                f"agent_counts must be a non-empty list of counts >= 1, got {list(agent_counts)}"
-            )
+    def __init__(
+        self,
+        agent_counts: Sequence[int],
+        next_episode: NextEpisode,
+        arrays: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
+        counts, self.first_slot, self.slot_world = slot_layout(agent_counts)
         self.agent_counts = counts
         self.next_episode = next_episode
-        self.first_slot = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         self.num_slots = int(sum(counts))
-        self.slot_world = np.repeat(np.arange(len(counts)), counts)
-        self.grids = np.zeros((self.num_slots, len(GRID_CHANNELS), VIEW_SIZE, VIEW_SIZE), np.uint8)
-        self.selves = np.zeros((self.num_slots, len(SELF_FIELDS)), np.uint8)
-        self.rewards = np.zeros(self.num_slots, np.float32)
-        self.done = np.zeros(self.num_slots, bool)
-        self.positions = np.zeros(self.num_slots, np.int64)
-        self.items = np.zeros((self.num_slots, NUM_ITEMS), np.int64)
+        if arrays is None:
+            arrays = {
+                name: np.zeros((self.num_slots, *shape), dtype)
+                for name, (shape, dtype) in SLOT_ARRAYS.items()
+            }
+        self.grids, self.selves = arrays["grids"], arrays["selves"]
+        self.rewards, self.done = arrays["rewards"], arrays["done"]
+        self.positions, self.items = arrays["positions"], arrays["items"]
         self.worlds: list[World] = []
         self.specs: list[WorldSpec] = []
         self._cache: list[dict[str, World]] = [{} for _ in counts]
 
     def _start(self, index: int) -> None:
         spec, seed = self.next_episode(index)
-        if spec.num_agents != self.agent_counts[index]:
-            raise ParameterError(
-                f"world {index} has {self.agent_counts[index]} agent(s), next_episode gave {spec.key!r} "
-                f"with {spec.num_agents}"
-            )
+        check_spec(index, self.agent_counts[index], spec)
         world = self._cache[index].get(spec.key)
         if world is None:
             world = World(spec.grid_map, spec.num_agents, spec.config)
@@ -124,14 +170,19 @@ class WorldBatch:
             selves[slot] = (*items, agent.energy, agent.vibe, agent.last_success)
             slot += 1
 
+    def close(self) -> None:
+        """Nothing to release (the process fan-out has processes and shared memory to release)."""
+
     def step(self, actions: np.ndarray) -> list[FinishedEpisode]:
         """Apply one action per slot (ints in 0..17) to every world; reset finished worlds."""
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_slots,):
-            raise ParameterError(f"actions must have shape ({self.num_slots},), got {actions.shape}")
-        if actions.size and (actions.min() < 0 or actions.max() >= len(rules.ACTIONS)):
-            raise ParameterError(f"actions must be action indices in 0..{len(rules.ACTIONS) - 1}")
-        chosen = actions.tolist()
+        finished = self.advance(actions)
+        self.start_next([episode.world for episode in finished])
+        return finished
+
+    def advance(self, actions: np.ndarray) -> list[FinishedEpisode]:
+        """The first phase of `step`: step every world and fill the arrays; the worlds whose episode ended
+        keep their last observation until `start_next`."""
+        chosen = check_actions(actions, self.num_slots).tolist()
         finished: list[FinishedEpisode] = []
         rewards, done, positions, items = self.rewards, self.done, self.positions, self.items
         for index, world in enumerate(self.worlds):
@@ -149,6 +200,13 @@ class WorldBatch:
             if ended:
                 spec = self.specs[index]
                 finished.append(FinishedEpisode(index, spec.key, count, world.succeeded, world.step_count))
-                self._start(index)
-            self._observe(index)
+            else:
+                self._observe(index)
         return finished
+
+    def start_next(self, worlds: Sequence[int]) -> None:
+        """The second phase of `step`: start each of `worlds`' next episode (`next_episode` is called in
+        the order given) and observe it."""
+        for index in worlds:
+            self._start(index)
+            self._observe(index)
