@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from cogames_lib.diagnostics import DIAGNOSTICS, make_env
-from cogames_lib.errors import DataFileError, PolicyLoadError, UnknownNameError
+from cogames_lib.errors import DataFileError, ParameterError, PolicyLoadError, UnknownNameError
 from cogames_lib.learn.curriculum import NO_SHAPING, TRAINING_SEED_BASE, Curriculum, Shaper, ShapingConfig
 from cogames_lib.learn.ppo import PPOConfig, checkpoint_steps, train_seed
 from cogames_lib.learn.runs import RUN_FILE, run_checkpoints, train_run
@@ -123,6 +123,28 @@ def test_same_seed_same_numbers_other_seed_other_numbers() -> None:
     for name in states[0]:
         assert torch.equal(states[0][name], states[1][name]), name
     assert not all(torch.equal(states[0][name], states[2][name]) for name in states[0])
+
+
+def test_collection_workers_do_not_change_the_numbers() -> None:
+    """The same log (losses, training-episode successes) and weights with the worlds stepped in this process
+    and in 2 worker processes, across auto-resets (the short diagnostics end within the run)."""
+    results = []
+    for workers in (1, 2):
+        config = replace(TINY, total_steps=4_000, collect_workers=workers)
+        saved: dict[int, dict] = {}
+        result = train_seed(
+            config, 6, on_checkpoint=lambda step, state, saved=saved: saved.update({step: state})
+        )
+        results.append(
+            ([{k: v for k, v in e.items() if k != "seconds"} for e in result.log], saved[max(saved)])
+        )
+    (log_one, state_one), (log_two, state_two) = results
+    assert log_one == log_two
+    assert sum(int(n.split("/")[1]) for e in log_one for n in e["train_success"].values()) >= 5
+    for name in state_one:
+        assert torch.equal(state_one[name], state_two[name]), name
+    with pytest.raises(ParameterError, match="collect_workers"):
+        replace(TINY, collect_workers=12)
 
 
 def test_training_seeds_never_overlap_evaluation_seeds() -> None:

@@ -29,6 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--checkpoints", type=int, default=10, metavar="K",
                        help="K evenly spaced checkpoints after the one at step 0")  # fmt: skip
     train.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="torch device")
+    train.add_argument("--collect-workers", type=int, default=1, metavar="N",
+                       help="processes that step the worlds (default 1: the training process); "
+                       "the results are the same for any N")  # fmt: skip
     train.add_argument("--diagnostics", nargs="+", default=None, metavar="D",
                        help="the curriculum (default: every normal-tier diagnostic)")  # fmt: skip
     train.add_argument("--worlds", nargs=3, type=int, default=None, metavar=("N1", "N2", "N4"),
@@ -57,7 +60,7 @@ def handle_train(args: argparse.Namespace) -> int:
     from cogames_lib.learn.runs import train_run
     from cogames_lib.policies.learned import NetworkConfig
 
-    config = PPOConfig(total_steps=args.steps)
+    config = PPOConfig(total_steps=args.steps, collect_workers=args.collect_workers)
     if args.diagnostics:
         from cogames_lib.diagnostics import resolve_diagnostics
 

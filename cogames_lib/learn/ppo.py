@@ -8,6 +8,8 @@ passes of clipped-objective minibatch updates; every agent slot is one CleanRL "
 
 Determinism: every random draw flows from the seed (torch, the action sampler, the curriculum, the episode
 seeds); on the CPU torch runs one thread by default, so the same seed gives the same numbers (tested).
+`collect_workers` > 1 steps the worlds in that many processes (`cogames_lib.cvc.batch_processes`); the
+numbers stay the same for any count (tested), only the speed changes (docs/cvc_learned.md, "Collection").
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from cogames_lib.cvc.batch import WorldBatch
+from cogames_lib.cvc.batch_processes import make_world_batch
 from cogames_lib.errors import ParameterError
 from cogames_lib.learn.curriculum import AGENT_COUNTS, Curriculum, Shaper, ShapingConfig, default_curriculum
 from cogames_lib.policies.learned import (
@@ -41,7 +43,8 @@ class PPOConfig:
     rollout_steps: steps per slot between updates; epochs, minibatches: PPO passes over each rollout.
     learning_rate (Adam, constant), gamma, gae_lambda, clip, entropy, value_coef,
     max_grad_norm: CleanRL's PPO hyper-parameters. network: frames (memory) and hidden units.
-    shaping: training-only reward terms. threads: torch CPU threads (1 keeps results reproducible)."""
+    shaping: training-only reward terms. threads: torch CPU threads (1 keeps results reproducible).
+    collect_workers: processes that step the worlds (1: in the training process); results do not depend on it."""
 
     total_steps: int = 2_000_000
     worlds: tuple[int, ...] = (48, 12, 6)
@@ -59,13 +62,18 @@ class PPOConfig:
     network: NetworkConfig = field(default_factory=NetworkConfig)
     shaping: ShapingConfig = field(default_factory=ShapingConfig)
     threads: int = 1
+    collect_workers: int = 1
 
     def __post_init__(self) -> None:
         if len(self.worlds) != len(AGENT_COUNTS) or min(self.worlds) < 0 or sum(self.worlds) < 1:
             raise ParameterError(f"worlds: one count >= 0 per agent count {AGENT_COUNTS}, got {self.worlds}")
-        for name in ("total_steps", "rollout_steps", "epochs", "minibatches", "threads"):
+        for name in ("total_steps", "rollout_steps", "epochs", "minibatches", "threads", "collect_workers"):
             if int(getattr(self, name)) < 1:
                 raise ParameterError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.collect_workers > sum(self.worlds):
+            raise ParameterError(
+                f"collect_workers: at most one per world ({sum(self.worlds)}), got {self.collect_workers}"
+            )
 
     def agent_counts(self) -> list[int]:
         return [count for count, worlds in zip(AGENT_COUNTS, self.worlds, strict=True) for _ in range(worlds)]
@@ -124,7 +132,7 @@ class SeedTrainer:
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
         counts = config.agent_counts()
         self.curriculum = Curriculum(config.curriculum, counts, self.seed)
-        self.batch = WorldBatch(counts, self.curriculum.next_episode)
+        self.batch = make_world_batch(counts, self.curriculum.next_episode, config.collect_workers)
         self.batch.reset()
         self.slots = self.batch.num_slots
         self.rollout_size = self.slots * config.rollout_steps
@@ -142,6 +150,10 @@ class SeedTrainer:
         import torch
 
         return torch.from_numpy(array).to(self.device)
+
+    def close(self) -> None:
+        """Stop the collection workers, if any."""
+        self.batch.close()
 
     def state_dict(self) -> dict[str, Any]:
         return {k: v.detach().cpu().clone() for k, v in self.network.state_dict().items()}
@@ -277,19 +289,22 @@ def train_seed(
     targets = checkpoint_steps(updates * trainer.rollout_size, checkpoints)
     saved: list[str] = []
     log: list[dict[str, Any]] = []
-    while True:
-        while targets and targets[0] <= trainer.steps:
-            targets.pop(0)
-            if on_checkpoint is not None:
-                on_checkpoint(trainer.steps, trainer.state_dict())
-            saved.append(str(trainer.steps))
-        if trainer.updates == updates:
-            break
-        trainer.update()
-        if progress is not None or trainer.updates % 10 == 0 or trainer.updates == updates:
-            log.append(trainer.log_entry())
-            if progress is not None:
-                progress(log[-1])
+    try:
+        while True:
+            while targets and targets[0] <= trainer.steps:
+                targets.pop(0)
+                if on_checkpoint is not None:
+                    on_checkpoint(trainer.steps, trainer.state_dict())
+                saved.append(str(trainer.steps))
+            if trainer.updates == updates:
+                break
+            trainer.update()
+            if progress is not None or trainer.updates % 10 == 0 or trainer.updates == updates:
+                log.append(trainer.log_entry())
+                if progress is not None:
+                    progress(log[-1])
+    finally:
+        trainer.close()
     return SeedResult(trainer.seed, trainer.steps, trainer.seconds, saved, log)
 
 

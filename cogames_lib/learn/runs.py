@@ -69,62 +69,70 @@ def train_run(
         "stopped_by_time_limit": False,
         "runs": [],
     }
-    trainers = [SeedTrainer(config, int(seed), device) for seed in seeds]
-    size = trainers[0].rollout_size
-    updates = -(-config.total_steps // size)
-    record["planned_steps_per_seed"] = updates * size
-    targets = checkpoint_steps(updates * size, checkpoints)
-    logs: dict[int, list[dict[str, Any]]] = {trainer.seed: [] for trainer in trainers}
-    saved: dict[int, list[int]] = {trainer.seed: [] for trainer in trainers}
+    trainers: list[SeedTrainer] = []
+    try:
+        for seed in seeds:
+            trainers.append(SeedTrainer(config, int(seed), device))
+        size = trainers[0].rollout_size
+        updates = -(-config.total_steps // size)
+        record["planned_steps_per_seed"] = updates * size
+        targets = checkpoint_steps(updates * size, checkpoints)
+        logs: dict[int, list[dict[str, Any]]] = {trainer.seed: [] for trainer in trainers}
+        saved: dict[int, list[int]] = {trainer.seed: [] for trainer in trainers}
 
-    def save_all() -> None:
-        for trainer in trainers:
-            if trainer.steps not in saved[trainer.seed]:
-                payload = checkpoint_payload(
-                    config.network, trainer.state_dict(), step=trainer.steps, seed=trainer.seed
-                )
-                io.write_torch(run_path(run_dir, trainer.seed, trainer.steps), payload)
-                saved[trainer.seed].append(trainer.steps)
+        def save_all() -> None:
+            for trainer in trainers:
+                if trainer.steps not in saved[trainer.seed]:
+                    payload = checkpoint_payload(
+                        config.network, trainer.state_dict(), step=trainer.steps, seed=trainer.seed
+                    )
+                    io.write_torch(run_path(run_dir, trainer.seed, trainer.steps), payload)
+                    saved[trainer.seed].append(trainer.steps)
 
-    def write_record() -> None:
-        record["runs"] = [
-            {
-                "seed": trainer.seed,
-                "steps": trainer.steps,
-                "seconds": round(trainer.seconds, 1),
-                "agent_steps_per_second": round(trainer.steps / max(trainer.seconds, 1e-9)),
-                "checkpoint_steps": saved[trainer.seed],
-                "final_checkpoint": str(run_path(run_dir, trainer.seed, trainer.steps).relative_to(run_dir)),
-                "log": logs[trainer.seed],
-            }
-            for trainer in trainers
-        ]
-        record["total_steps"] = sum(trainer.steps for trainer in trainers)
-        record["wall_seconds"] = round(time.time() - started, 1)
-        io.write_json(run_dir / RUN_FILE, record, inline_depth=4)  # one line per log entry
+        def write_record() -> None:
+            record["runs"] = [
+                {
+                    "seed": trainer.seed,
+                    "steps": trainer.steps,
+                    "seconds": round(trainer.seconds, 1),
+                    "agent_steps_per_second": round(trainer.steps / max(trainer.seconds, 1e-9)),
+                    "checkpoint_steps": saved[trainer.seed],
+                    "final_checkpoint": str(
+                        run_path(run_dir, trainer.seed, trainer.steps).relative_to(run_dir)
+                    ),
+                    "log": logs[trainer.seed],
+                }
+                for trainer in trainers
+            ]
+            record["total_steps"] = sum(trainer.steps for trainer in trainers)
+            record["wall_seconds"] = round(time.time() - started, 1)
+            io.write_json(run_dir / RUN_FILE, record, inline_depth=4)  # one line per log entry
 
-    round_seconds = 0.0
-    for update in range(updates + 1):
-        if targets and targets[0] <= trainers[0].steps:
-            while targets and targets[0] <= trainers[0].steps:
-                targets.pop(0)
-            save_all()
-            write_record()
-        if update == updates:
-            break
-        if time_limit_s is not None and time.time() - started + round_seconds > time_limit_s:
-            record["stopped_by_time_limit"] = True
-            save_all()
-            break
-        round_started = time.time()
-        for trainer in trainers:
-            trainer.update()
-            if verbose or trainer.updates % 10 == 0 or trainer.updates == updates:
-                entry = trainer.log_entry()
-                logs[trainer.seed].append(entry)
-                if verbose:
-                    print(f"seed {trainer.seed} {entry}", flush=True)
-        round_seconds = time.time() - round_started
+        round_seconds = 0.0
+        for update in range(updates + 1):
+            if targets and targets[0] <= trainers[0].steps:
+                while targets and targets[0] <= trainers[0].steps:
+                    targets.pop(0)
+                save_all()
+                write_record()
+            if update == updates:
+                break
+            if time_limit_s is not None and time.time() - started + round_seconds > time_limit_s:
+                record["stopped_by_time_limit"] = True
+                save_all()
+                break
+            round_started = time.time()
+            for trainer in trainers:
+                trainer.update()
+                if verbose or trainer.updates % 10 == 0 or trainer.updates == updates:
+                    entry = trainer.log_entry()
+                    logs[trainer.seed].append(entry)
+                    if verbose:
+                        print(f"seed {trainer.seed} {entry}", flush=True)
+            round_seconds = time.time() - round_started
+    finally:
+        for trainer in trainers:  # stops the collection workers (config.collect_workers > 1)
+            trainer.close()
     record["finished_utc"] = outdir.now_utc()
     write_record()
     return record
