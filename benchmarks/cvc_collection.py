@@ -1,14 +1,16 @@
 """Experience collection: agent-steps/s of `WorldBatch` (random actions, array observations), and of training.
 
-One process, one thread. Three rows:
+One thread per process. Rows:
 - `loop of envs`: the quick trial's way, one `make_env` per world stepped in a Python loop (dict observations);
-- `WorldBatch`: the same worlds through `cogames_lib.cvc.batch.WorldBatch` (arrays, auto-reset);
-- `WorldBatch + features`: plus the network's sparse input rows (`grid_features`, `self_features`);
+- `WorldBatch`: the same worlds through `cogames_lib.cvc.batch.WorldBatch` (arrays, auto-reset), with
+  `--workers N` (N > 1) through `batch_processes.ProcessWorldBatch` stepping them in N worker processes;
+- `WorldBatch + features`: plus the network's sparse input rows (`grid_features`, `self_features`, computed
+  in the calling process);
 and, with `--train`, `PPO end to end`: `learn.ppo.train_seed` with the default config (collection, forward,
-updates).
+updates), its worlds stepped by `collect_workers` = each N.
 The worlds are the trainer's default mix: 48 one-agent, 12 two-agent and 6 four-agent worlds drawing
 normal-tier diagnostics. Targets (issue 19): collection >= 300,000 agent-steps/s, training >= 30,000.
-Usage: python benchmarks/cvc_collection.py [--steps N] [--train STEPS]
+Usage: python benchmarks/cvc_collection.py [--steps N] [--train STEPS] [--workers N [N ...]]
 """
 
 from __future__ import annotations
@@ -20,33 +22,37 @@ import numpy as np
 
 from cogames_lib.cvc import rules
 from cogames_lib.cvc.batch import WorldBatch
+from cogames_lib.cvc.batch_processes import ProcessWorldBatch, make_world_batch
 from cogames_lib.diagnostics import make_env
 from cogames_lib.learn.curriculum import Curriculum
 from cogames_lib.learn.ppo import PPOConfig, train_seed
 from cogames_lib.policies.learned import NO_PREVIOUS_ACTION, FrameStack, grid_features, self_features
 
 
-def batch_of(config: PPOConfig) -> WorldBatch:
+def batch_of(config: PPOConfig, workers: int = 1) -> WorldBatch | ProcessWorldBatch:
     counts = config.agent_counts()
-    batch = WorldBatch(counts, Curriculum(config.curriculum, counts, 0).next_episode)
+    batch = make_world_batch(counts, Curriculum(config.curriculum, counts, 0).next_episode, workers)
     batch.reset()
     return batch
 
 
-def measure_batch(config: PPOConfig, steps: int, features: bool) -> float:
-    batch = batch_of(config)
+def measure_batch(config: PPOConfig, steps: int, features: bool, workers: int = 1) -> float:
+    batch = batch_of(config, workers)  # workers start before the clock does
     rng = np.random.default_rng(0)
     stack = FrameStack(batch.num_slots, config.network.frames)
     previous = np.full(batch.num_slots, NO_PREVIOUS_ACTION)
     rounds = max(1, steps // batch.num_slots)
     actions = rng.integers(0, len(rules.ACTIONS), size=(rounds, batch.num_slots))
-    start = time.perf_counter()
-    for row in actions:
-        if features:
-            grid_features(stack.push(batch.grids, batch.done))
-            self_features(batch.selves, previous)
-        batch.step(row)
-    return rounds * batch.num_slots / (time.perf_counter() - start)
+    try:
+        start = time.perf_counter()
+        for row in actions:
+            if features:
+                grid_features(stack.push(batch.grids, batch.done))
+                self_features(batch.selves, previous)
+            batch.step(row)
+        return rounds * batch.num_slots / (time.perf_counter() - start)
+    finally:
+        batch.close()
 
 
 def measure_env_loop(config: PPOConfig, steps: int) -> float:
@@ -71,18 +77,25 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200_000)
     parser.add_argument("--train", type=int, default=0, help="also time this many training agent-steps")
+    parser.add_argument("--workers", type=int, nargs="+", default=[1], help="collection processes (each N)")
     args = parser.parse_args()
     config = PPOConfig()
-    print(f"{'path':<24} {'agent-steps/s':>14}")
-    print(f"{'loop of envs':<24} {measure_env_loop(config, args.steps):>14,.0f}")
-    print(f"{'WorldBatch':<24} {measure_batch(config, args.steps, False):>14,.0f}")
-    print(f"{'WorldBatch + features':<24} {measure_batch(config, args.steps, True):>14,.0f}")
+    print(f"{'path':<36} {'agent-steps/s':>14}")
+    print(f"{'loop of envs':<36} {measure_env_loop(config, args.steps):>14,.0f}")
+    for workers in args.workers:
+        suffix = "" if workers == 1 else f", {workers} workers"
+        print(f"{'WorldBatch' + suffix:<36} {measure_batch(config, args.steps, False, workers):>14,.0f}")
+        print(
+            f"{'WorldBatch + features' + suffix:<36} {measure_batch(config, args.steps, True, workers):>14,.0f}"
+        )
     if args.train:
         import torch
 
         torch.set_num_threads(1)
-        result = train_seed(PPOConfig(total_steps=args.train), 0)
-        print(f"{'PPO end to end':<24} {result.steps / result.seconds:>14,.0f}")
+        for workers in args.workers:
+            result = train_seed(PPOConfig(total_steps=args.train, collect_workers=workers), 0)
+            name = "PPO end to end" + ("" if workers == 1 else f", {workers} collect workers")
+            print(f"{name:<36} {result.steps / result.seconds:>14,.0f}")
 
 
 if __name__ == "__main__":

@@ -127,6 +127,7 @@ def test_close_and_with_stop_every_worker_and_leave_no_shared_memory() -> None:
     with deadline(60):
         batch = ProcessWorldBatch([1, 1, 1], lambda world: (spec, world), 2)
         processes = list(batch._processes)
+        assert len(processes) == 1  # this process steps the first block
         batch.reset()
         batch.step(np.zeros(3, np.int64))
         batch.close()
@@ -146,7 +147,7 @@ def test_a_killed_worker_is_a_one_line_error_not_a_hang() -> None:
     spec = spec_of("chest_deposit_near", 1)
     with deadline(60), ProcessWorldBatch([1, 1, 1], lambda world: (spec, world), 2) as batch:
         batch.reset()
-        os.kill(batch._processes[1].pid, signal.SIGKILL)
+        os.kill(batch._processes[0].pid, signal.SIGKILL)  # worker 1: the first started process
         with pytest.raises(
             TaskError, match=r"collection worker 1 \(worlds 2-2\) died \(killed by signal SIGKILL"
         ):
@@ -155,14 +156,14 @@ def test_a_killed_worker_is_a_one_line_error_not_a_hang() -> None:
 
 
 def test_worker_errors_reach_the_caller_as_in_one_process() -> None:
-    """A library error raised in a worker comes back as itself; any other exception as a `TaskError` naming
-    the worker, with the worker's traceback."""
+    """A library error raised in a worker process comes back as itself; any other exception as a
+    `TaskError` naming the worker, with the worker's traceback. (World 1 is the second block's: a process.)"""
     spec = spec_of("chorus_pair", 2)
     one_spawn = replace(
         spec, key="one_spawn", grid_map=replace(spec.grid_map, spawns=spec.grid_map.spawns[:1])
     )
-    for make in (lambda f: WorldBatch([2], f), lambda f: ProcessWorldBatch([2, 2], f, 2)):
-        batch = make(lambda world: (one_spawn, 0))
+    for make in (lambda f: WorldBatch([2, 2], f), lambda f: ProcessWorldBatch([2, 2], f, 2)):
+        batch = make(lambda world: (one_spawn if world == 1 else spec, 0))
         with deadline(60), pytest.raises(MapError, match="too few spawns"):
             batch.reset()
         batch.close()
@@ -170,8 +171,11 @@ def test_worker_errors_reach_the_caller_as_in_one_process() -> None:
         tuple("bogus" if name == "assembler" else name for name in row) for row in spec.grid_map.cells
     )
     broken = replace(spec, key="broken", grid_map=replace(spec.grid_map, cells=cells))
-    with deadline(60), ProcessWorldBatch([2, 2], lambda world: (broken, 0), 2) as batch:
-        with pytest.raises(TaskError, match=r"collection worker 0 \(worlds 0-0\) failed: KeyError") as caught:
+    with (
+        deadline(60),
+        ProcessWorldBatch([2, 2], lambda world: (broken if world == 1 else spec, 0), 2) as batch,
+    ):
+        with pytest.raises(TaskError, match=r"collection worker 1 \(worlds 1-1\) failed: KeyError") as caught:
             batch.reset()
         assert "Traceback" in caught.value.traceback_text and batch.closed
     with ProcessWorldBatch([2, 2], lambda world: (spec_of("chest_deposit_near", 1), 0), 2) as batch:

@@ -1,16 +1,18 @@
-"""`ProcessWorldBatch`: a `WorldBatch` whose worlds are stepped by worker processes, arrays in shared memory.
+"""`ProcessWorldBatch`: a `WorldBatch` whose worlds are stepped by several processes, arrays in shared memory.
 
 The worlds are cut into contiguous blocks, one per worker; each worker runs a plain `WorldBatch` over its
-block (one stepping loop, one set of rules) writing into views of one shared buffer, so the parent's
+block (one stepping loop, one set of rules) writing into views of one shared buffer, so the caller's
 `grids`, `selves`, `rewards`, `done`, `positions` and `items` are numpy views that a trainer reads without a
-copy. The parent writes the actions into the same buffer and sends each worker one short message per step.
+copy. The calling process is worker 0: it steps the first block itself while `workers - 1` started
+processes step the others, so no core idles while the caller waits, and a step costs one short message
+and reply per started process (the actions go through the shared buffer).
 
 Results never depend on the number of workers: what a world plays next is drawn in the parent, by the
 caller's `next_episode`, in world order, exactly as `WorldBatch.step` draws it. A step is
 `WorldBatch.advance` in every worker (they report the worlds that ended), then `next_episode` in the parent
 for those worlds in world order, then `WorldBatch.start_next` in the workers that had an ending (they are
 sent each spec once, then its key, and keep a `World` per spec key as `WorldBatch` does). A step in which no
-world ends costs one round trip per worker. `tests/test_cvc_batch_processes.py` pins 2 and 3 workers to the
+world ends costs one round trip per started process. `tests/test_cvc_batch_processes.py` pins 2 and 3 workers to the
 in-process batch step by step.
 
 This is not a task fan-out (`cogames_lib.parallel`): each worker keeps its worlds' state from step to step
@@ -129,40 +131,50 @@ def _failure(error: Exception) -> object:
     return (type(error).__name__, str(error), traceback.format_exc())
 
 
+class _Block:
+    """A `WorldBatch` over one block of worlds, writing into its part of the shared buffer, driven by the
+    parent's messages: ("reset" | "start", [(block's world index, spec key, spec or None, seed), ...]) and
+    ("step",). A worker process runs one; the parent runs the first block's itself."""
+
+    def __init__(self, buffer: Any, num_slots: int, agent_counts: list[int], first_slot: int) -> None:
+        views = _views(buffer, num_slots)
+        end_slot = first_slot + sum(agent_counts)
+        arrays = {name: views[name][first_slot:end_slot] for name in _SHARED_ARRAYS}
+        self.actions = arrays.pop("actions")
+        self.pending: dict[int, tuple[WorldSpec, int]] = {}
+        self.specs: dict[str, WorldSpec] = {}
+        self.batch = WorldBatch(agent_counts, self.pending.pop, arrays)
+
+    def handle(self, message: tuple) -> list[FinishedEpisode] | None:
+        if message[0] == "step":
+            return self.batch.advance(self.actions)
+        for world, key, spec, seed in message[1]:
+            if spec is not None:
+                self.specs[key] = spec
+            self.pending[world] = (self.specs[key], seed)
+        if message[0] == "reset":
+            self.batch.reset()
+        else:
+            self.batch.start_next([entry[0] for entry in message[1]])
+        return None
+
+
 def _work(connection: Any, buffer: Any, num_slots: int, agent_counts: list[int], first_slot: int) -> None:
-    """A worker: a `WorldBatch` over its block of worlds, writing into the shared buffer, driven by messages
-    ("reset" | "start", [(local world, spec key, spec or None, seed), ...]), ("step",) and ("close",)."""
+    """A worker process: one `_Block`, until ("close",) or the parent is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle (it closes the batch)
-    views = _views(buffer, num_slots)
-    end_slot = first_slot + sum(agent_counts)
-    arrays = {name: views[name][first_slot:end_slot] for name in _SHARED_ARRAYS}
-    actions = arrays.pop("actions")
-    pending: dict[int, tuple[WorldSpec, int]] = {}
-    specs: dict[str, WorldSpec] = {}
-    batch = WorldBatch(agent_counts, pending.pop, arrays)
+    block = _Block(buffer, num_slots, agent_counts, first_slot)
     while True:
         try:
             message = pickle.loads(connection.recv_bytes())
         except (EOFError, OSError):  # the parent is gone
             return
-        reply: object = None
+        if message[0] == "close":
+            return
         try:
-            if message[0] == "close":
-                return
-            if message[0] == "step":
-                reply = batch.advance(actions)
-            else:
-                for world, key, spec, seed in message[1]:
-                    if spec is not None:
-                        specs[key] = spec
-                    pending[world] = (specs[key], seed)
-                if message[0] == "reset":
-                    batch.reset()
-                else:
-                    batch.start_next([entry[0] for entry in message[1]])
-            connection.send_bytes(_dumps(("ok", reply)))
+            reply = ("ok", block.handle(message))
         except Exception as error:
-            connection.send_bytes(_dumps(("error", _failure(error))))
+            reply = ("error", _failure(error))
+        connection.send_bytes(_dumps(reply))
 
 
 def _stop(processes: list[Any], connections: list[Any]) -> None:
@@ -181,8 +193,9 @@ def _stop(processes: list[Any], connections: list[Any]) -> None:
 
 class ProcessWorldBatch:
     """`WorldBatch`'s interface (`reset`, `step`, the slot arrays, `first_slot`, `slot_world`, `num_slots`,
-    `agent_counts`, `specs`, `next_episode`) with the worlds stepped by `workers` processes. Call `close()`
-    or use `with`; a failed or interrupted step closes the batch."""
+    `agent_counts`, `specs`, `next_episode`) with the worlds stepped by `workers` processes: this one steps
+    the first block, `workers - 1` started processes the others. Call `close()` or use `with`; a failed or
+    interrupted step closes the batch."""
 
     def __init__(self, agent_counts: Sequence[int], next_episode: NextEpisode, workers: int) -> None:
         counts, self.first_slot, self.slot_world = slot_layout(agent_counts)
@@ -206,8 +219,10 @@ class ProcessWorldBatch:
         self._processes: list[Any] = []
         self._connections: list[Any] = []
         self._closer = weakref.finalize(self, _stop, self._processes, self._connections)
+        first, end = self.blocks[0]
+        self._local = _Block(buffer, self.num_slots, counts[first:end], 0)
         try:
-            for first, end in self.blocks:
+            for first, end in self.blocks[1:]:
                 parent_end, child_end = context.Pipe()
                 process = context.Process(
                     target=_work,
@@ -236,7 +251,7 @@ class ProcessWorldBatch:
         return not self._closer.alive
 
     def close(self) -> None:
-        """Stop the workers (the shared buffer goes with the last of them)."""
+        """Stop the worker processes (the shared buffer goes with the last process using it)."""
         self._closer()
 
     def _draw(self, world: int) -> tuple[int, str, WorldSpec | None, int]:
@@ -256,13 +271,13 @@ class ProcessWorldBatch:
 
     def _send(self, worker: int, message: object) -> None:
         try:
-            self._connections[worker].send_bytes(_dumps(message))
+            self._connections[worker - 1].send_bytes(_dumps(message))
         except OSError:
             raise self._died(worker) from None
 
     def _receive(self, worker: int) -> Any:
         try:
-            status, payload = pickle.loads(self._connections[worker].recv_bytes())
+            status, payload = pickle.loads(self._connections[worker - 1].recv_bytes())
         except (EOFError, OSError):
             raise self._died(worker) from None
         if status == "error":
@@ -282,7 +297,7 @@ class ProcessWorldBatch:
         return f"collection worker {worker} (worlds {first}-{end - 1})"
 
     def _died(self, worker: int) -> TaskError:
-        process = self._processes[worker]
+        process = self._processes[worker - 1]
         process.join(_JOIN_S)
         code = process.exitcode
         self.close()
@@ -292,11 +307,17 @@ class ProcessWorldBatch:
             cause = f"exit status {code}"
         return TaskError(f"{self._name(worker)} died ({cause})", task=self.blocks[worker])
 
-    def _exchange(self, messages: Mapping[int, object]) -> dict[int, Any]:
-        """Send each worker its message, then collect the replies in worker order."""
+    def _exchange(self, messages: Mapping[int, tuple]) -> dict[int, Any]:
+        """Send each worker process its message, handle the first block's here meanwhile, then collect the
+        replies in worker order."""
         for worker, message in messages.items():
-            self._send(worker, message)
-        return {worker: self._receive(worker) for worker in messages}
+            if worker > 0:
+                self._send(worker, message)
+        replies = {0: self._local.handle(messages[0])} if 0 in messages else {}
+        for worker in messages:
+            if worker > 0:
+                replies[worker] = self._receive(worker)
+        return replies
 
     def _check_open(self) -> None:
         if self.closed:
@@ -308,7 +329,7 @@ class ProcessWorldBatch:
         self._check_open()
         try:
             self.specs = []
-            entries: list[list[object]] = [[] for _ in self.blocks]
+            entries: list[list[tuple]] = [[] for _ in self.blocks]
             for world in range(len(self.agent_counts)):
                 entries[int(self._worker_of[world])].append(self._draw(world))
             self._exchange({worker: ("reset", block) for worker, block in enumerate(entries)})
@@ -327,7 +348,7 @@ class ProcessWorldBatch:
                 for worker in range(len(self.blocks))
                 for episode in replies[worker]
             ]
-            entries: dict[int, list[object]] = {}
+            entries: dict[int, list[tuple]] = {}
             for episode in finished:  # world order: the order `WorldBatch.step` calls `next_episode` in
                 entries.setdefault(int(self._worker_of[episode.world]), []).append(self._draw(episode.world))
             if entries:
