@@ -171,7 +171,7 @@ def _work(connection: Any, buffer: Any, num_slots: int, agent_counts: list[int],
         if message[0] == "close":
             return
         try:
-            reply = ("ok", block.handle(message))
+            reply: tuple[str, object] = ("ok", block.handle(message))
         except Exception as error:
             reply = ("error", _failure(error))
         connection.send_bytes(_dumps(reply))
