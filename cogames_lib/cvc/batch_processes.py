@@ -112,10 +112,13 @@ def _reduce_proxy(proxy: MappingProxyType) -> tuple[Any, tuple[dict]]:
     return _proxy, (dict(proxy),)
 
 
+_DISPATCH = {**copyreg.dispatch_table, MappingProxyType: _reduce_proxy}
+
+
 def _dumps(message: object) -> bytes:
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = {**copyreg.dispatch_table, MappingProxyType: _reduce_proxy}
+    pickler.dispatch_table = _DISPATCH
     pickler.dump(message)
     return buffer.getvalue()
 
