@@ -147,6 +147,28 @@ def test_collection_workers_do_not_change_the_numbers() -> None:
         replace(TINY, collect_workers=12)
 
 
+def test_the_train_command_takes_collect_workers(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from cogames_lib.cli import main
+
+    arguments = [
+        "learn",
+        "train",
+        "--steps",
+        "500",
+        "--worlds",
+        "4",
+        "2",
+        "1",
+        "--checkpoints",
+        "1",
+        "--quiet",
+    ]
+    assert main([*arguments, "--out", str(tmp_path / "run"), "--collect-workers", "2"]) == 0
+    assert json.loads((tmp_path / "run" / RUN_FILE).read_text())["config"]["collect_workers"] == 2
+    assert main([*arguments, "--out", str(tmp_path / "bad"), "--collect-workers", "8"]) == 2
+    assert "collect_workers: at most one per world (7), got 8" in capsys.readouterr().err
+
+
 def test_training_seeds_never_overlap_evaluation_seeds() -> None:
     curriculum = Curriculum(["chest_deposit_near", "chorus_pair"], [1, 2], run_seed=0)
     training = {curriculum.next_episode(world)[1] for world in (0, 1) for _ in range(50)}
