@@ -56,6 +56,7 @@ from cogames_lib.errors import CogamesLibError, ParameterError, TaskError
 
 _ALIGN = 64  # bytes: every array of the shared buffer starts on a cache line
 _JOIN_S = 5.0
+_WORLD_WEIGHT = 3  # a world's own cost, in agents (`world_blocks`)
 # What a worker keeps per world, and the actions it reads: the shared buffer holds these arrays.
 _SHARED_ARRAYS = {**SLOT_ARRAYS, "actions": ((), np.int64)}
 
@@ -83,14 +84,15 @@ def _views(buffer: Any, num_slots: int) -> dict[str, np.ndarray]:
 
 def world_blocks(agent_counts: Sequence[int], workers: int) -> list[tuple[int, int]]:
     """Contiguous (first world, end world) blocks, one per worker, balanced by work: a world weighs its
-    agent count plus one (stepping a world costs about one agent's move on top of its agents')."""
+    agent count plus three (measured under load, a `WorldBatch` step costs about 13.5 us per world plus
+    4.9 us per agent: 18, 22 and 33 us for worlds of 1, 2 and 4 agents)."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ParameterError(f"workers must be an integer >= 1, got {workers!r}")
     if workers > len(agent_counts):
         raise ParameterError(
             f"workers: {workers} worker(s) for {len(agent_counts)} world(s); at most one per world"
         )
-    weights = np.cumsum([0, *(int(count) + 1 for count in agent_counts)])
+    weights = np.cumsum([0, *(int(count) + _WORLD_WEIGHT for count in agent_counts)])
     bounds = [0]
     for block in range(1, workers):
         target = weights[-1] * block / workers
