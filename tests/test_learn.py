@@ -296,3 +296,17 @@ def test_a_progress_entry_holds_plain_numbers() -> None:
     assert entry["policy_loss"] == 0.25 and entry["entropy"] == 2.0
     assert "np." not in repr(entry)  # the progress line prints the entry
     assert entry["train_success"] == {"memory@1": "1/1"}
+
+
+def test_curriculum_gives_unsolved_tasks_equal_shares_of_steps_not_episodes() -> None:
+    """assemble_seeded_near (budget 50) is drawn about 5x as often as chest_deposit_near (250) while both
+    are unsolved; once one is solved it is drawn a quarter as often as before."""
+    curriculum = Curriculum(["chest_deposit_near", "assemble_seeded_near"], [1], run_seed=3)
+    draws = [curriculum.next_episode(0)[0].key for _ in range(3000)]
+    short = draws.count("diagnostic_assemble_seeded_near") / draws.count("diagnostic_chest_deposit_near")
+    assert 4.0 < short < 6.3
+    for _ in range(200):
+        curriculum.record("diagnostic_assemble_seeded_near", 1, True)
+    draws = [curriculum.next_episode(0)[0].key for _ in range(3000)]
+    solved = draws.count("diagnostic_assemble_seeded_near") / draws.count("diagnostic_chest_deposit_near")
+    assert 1.0 < solved < 1.6  # 5 * 0.25 = 1.25

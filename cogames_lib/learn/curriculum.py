@@ -1,8 +1,11 @@
 """What a training run plays: the multi-task curriculum, training episode seeds, and training-only shaping.
 
 Curriculum: every world has a fixed agent count (1, 2 or 4); at each reset it draws one of the
-curriculum's diagnostics that allows its count, with weight `1 - 0.75 * (recent success rate)` (a task it
-already solves is drawn a quarter as often as one it does not; an unsolved task never drops out).
+curriculum's diagnostics that allows its count, with weight `(1 - 0.75 * recent success rate) / budget`
+(a task it already solves is drawn a quarter as often as one it does not; an unsolved task never drops out;
+dividing by the step budget gives unsolved tasks equal shares of agent-steps rather than of episodes: an
+unsolved episode runs to its budget, so by episodes `assemble_seeded_near` (50 steps) got a fifth of the
+experience of a 250-step task and was not learned in a 15-task trial, "Recipe trials" in docs/cvc_learned.md).
 
 Seeds: evaluation episode seeds (`cogames_lib.sweep.seeds.episode_seed`) are hashes below 2**31; training
 episode seeds are `2**31 + hash("train", run seed, world, episode)`, so the two sets are disjoint by
@@ -142,7 +145,9 @@ class Curriculum:
     def next_episode(self, world: int) -> tuple[WorldSpec, int]:
         count = self.agent_counts[world]
         specs = self.specs[count]
-        weights = np.array([1.0 - SOLVED_WEIGHT_DROP * self.success[(s.key, count)] for s in specs])
+        weights = np.array(
+            [(1.0 - SOLVED_WEIGHT_DROP * self.success[(s.key, count)]) / s.max_steps for s in specs]
+        )
         spec = specs[int(self.rng.choice(len(specs), p=weights / weights.sum()))]
         seed = training_seed(self.run_seed, world, self.episodes[world])
         self.episodes[world] += 1
