@@ -2,15 +2,18 @@
 two recipe variants do (docs/cvc_learned.md, "Recipe trials").
 
 Run: `python benchmarks/learn_recipe_trials.py --diagnostics charge_up --worlds 32 0 0 --steps 400000
-[--move-prior 2] [--energy-bonus 0.01] [--seed 0]`; prints, every 20 updates, the agent-steps done, the
-seconds, and each diagnostic's successes over its last 50 training episodes.
+[--move-prior 2] [--energy-bonus 0.01] [--assembly 0] [--seed 0]`; prints, every 20 updates, the agent-steps
+done, the seconds, each diagnostic's successes over its last 50 training episodes and the hearts assembled
+(an agent's heart count rising without a withdrawal: every heart here comes from an assembler) since the
+last line.
 
 - `--move-prior B` adds B to the initial policy logits of noop and the four moves (13 of the 18 actions are
   vibe changes, so a fresh policy moves only 28% of the time);
 - `--energy-bonus E` adds E per unit of energy an agent gains in a step (a charger's use), training only;
 - `--chorus-bonus C` adds C the first time in an episode an agent shows `heart_a` beside an assembler (read
   from its own observation: the assembler channel of the four cells around it), training only.
-Neither is part of the trainer: this script patches them into one `SeedTrainer` to measure them.
+None of these three is part of the trainer: this script patches them into one `SeedTrainer` to measure them.
+`--assembly` is the trainer's own `ShapingConfig.assembly` (the heart chain's potential; 0 switches it off).
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import time
 import numpy as np
 
 from cogames_lib.cvc.observation import CHANNEL, SELF_INDEX, VIEW_RADIUS
-from cogames_lib.cvc.rules import VIBE_INDEX
+from cogames_lib.cvc.rules import HEART, VIBE_INDEX
+from cogames_lib.learn.curriculum import ShapingConfig
 from cogames_lib.learn.ppo import PPOConfig, SeedTrainer
 
 
@@ -33,10 +37,13 @@ def main() -> None:
     parser.add_argument("--move-prior", type=float, default=0.0, help="initial logit bonus of noop and moves")
     parser.add_argument("--energy-bonus", type=float, default=0.0, help="shaping per unit of energy gained")
     parser.add_argument("--chorus-bonus", type=float, default=0.0, help="heart_a beside an assembler, once")
+    parser.add_argument("--assembly", type=float, default=ShapingConfig().assembly,
+                        help="scale of the heart chain's potential (0: off, as in the first trials)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     config = PPOConfig(total_steps=args.steps, worlds=tuple(args.worlds),
-                       curriculum=tuple(f"diagnostic_{name}" for name in args.diagnostics))  # fmt: skip
+                       curriculum=tuple(f"diagnostic_{name}" for name in args.diagnostics),
+                       shaping=ShapingConfig(assembly=args.assembly))  # fmt: skip
     trainer = SeedTrainer(config, args.seed)
     if args.move_prior:
         import torch
@@ -48,12 +55,12 @@ def main() -> None:
         shaped = trainer.shaper.rewards
         previous = trainer.batch.selves[:, energy].astype(np.int64)
 
-        def with_energy(positions, items, done, next_items, steps_done):  # type: ignore[no-untyped-def]
+        def with_energy(batch, steps_done):  # type: ignore[no-untyped-def]
             nonlocal previous
-            now = trainer.batch.selves[:, energy].astype(np.int64)
-            gain = np.clip(now - previous, 0, None) * ~done  # a reset's fresh energy is no gain
+            now = batch.selves[:, energy].astype(np.int64)
+            gain = np.clip(now - previous, 0, None) * ~batch.done  # a reset's fresh energy is no gain
             previous = now
-            return shaped(positions, items, done, next_items, steps_done) + args.energy_bonus * gain
+            return shaped(batch, steps_done) + args.energy_bonus * gain
 
         trainer.shaper.rewards = with_energy  # type: ignore[method-assign]
     if args.chorus_bonus:
@@ -63,15 +70,26 @@ def main() -> None:
         around = (slice(None), CHANNEL["assembler"], [VIEW_RADIUS - 1, VIEW_RADIUS + 1, VIEW_RADIUS, VIEW_RADIUS],
                   [VIEW_RADIUS, VIEW_RADIUS, VIEW_RADIUS - 1, VIEW_RADIUS + 1])  # fmt: skip
 
-        def with_chorus(positions, items, done, next_items, steps_done):  # type: ignore[no-untyped-def]
-            ready = (trainer.batch.selves[:, SELF_INDEX["vibe"]] == heart_a) & trainer.batch.grids[
-                around
-            ].any(1)
-            bonus = np.where(ready & ~paid & ~done, args.chorus_bonus, 0.0).astype(np.float32)
-            paid[:] = (paid | ready) & ~done
-            return shaped_before(positions, items, done, next_items, steps_done) + bonus
+        def with_chorus(batch, steps_done):  # type: ignore[no-untyped-def]
+            ready = (batch.selves[:, SELF_INDEX["vibe"]] == heart_a) & batch.grids[around].any(1)
+            bonus = np.where(ready & ~paid & ~batch.done, args.chorus_bonus, 0.0).astype(np.float32)
+            paid[:] = (paid | ready) & ~batch.done
+            return shaped_before(batch, steps_done) + bonus
 
         trainer.shaper.rewards = with_chorus  # type: ignore[method-assign]
+    hearts: dict[str, int] = {}
+    held = trainer.batch.selves[:, HEART].copy()
+    shaped_inner = trainer.shaper.rewards
+
+    def counting(batch, steps_done):  # type: ignore[no-untyped-def]
+        for slot in np.flatnonzero(batch.items[:, HEART] > held).tolist():
+            world = int(batch.slot_world[slot])
+            key = f"{batch.specs[world].key.removeprefix('diagnostic_')}@{batch.agent_counts[world]}"
+            hearts[key] = hearts.get(key, 0) + 1
+        held[:] = batch.selves[:, HEART]
+        return shaped_inner(batch, steps_done)
+
+    trainer.shaper.rewards = counting  # type: ignore[method-assign]
     started, outcomes = time.perf_counter(), {}
     while trainer.steps < args.steps:
         trainer.update()
@@ -80,7 +98,15 @@ def main() -> None:
         trainer.finished = []
         if trainer.updates % 20 == 0:
             recent = {key: f"{sum(v[-50:])}/{len(v[-50:])}" for key, v in sorted(outcomes.items())}
-            print(trainer.steps, round(time.perf_counter() - started), recent, flush=True)
+            print(
+                trainer.steps,
+                round(time.perf_counter() - started),
+                recent,
+                "hearts assembled",
+                hearts,
+                flush=True,
+            )
+            hearts.clear()
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from cogames_lib.diagnostics import DIAGNOSTICS, make_env
+from cogames_lib.cvc.batch import WorldBatch, WorldSpec
+from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic, make_env
 from cogames_lib.errors import DataFileError, ParameterError, PolicyLoadError, UnknownNameError
 from cogames_lib.learn.curriculum import NO_SHAPING, TRAINING_SEED_BASE, Curriculum, Shaper, ShapingConfig
 from cogames_lib.learn.ppo import PPOConfig, checkpoint_steps, train_seed
@@ -179,18 +180,87 @@ def test_training_seeds_never_overlap_evaluation_seeds() -> None:
     assert spec.key == "diagnostic_chorus_pair"  # the only one of the two that allows 2 agents
 
 
+def _shaping_batch(positions: list[int], items: np.ndarray, done: list[bool]) -> WorldBatch:
+    """A two-world batch of one agent each whose arrays the test sets by hand."""
+    batch = WorldBatch([1, 1], lambda world: (_spec("diagnostic_chest_deposit_near"), world))
+    batch.reset()
+    batch.positions[:] = positions
+    batch.items[:] = items
+    batch.done[:] = done
+    return batch
+
+
+def _spec(name: str) -> WorldSpec:
+    record = get_diagnostic(name)
+    return WorldSpec(record.name, record.episode_map(0, 1), 1, record.max_steps, record.env_config(1))
+
+
 def test_shaping_is_switchable_and_counts_new_cells_and_items() -> None:
-    items = np.zeros((2, 6), np.int64)
-    off = Shaper(NO_SHAPING, 2, items)
-    assert off.rewards(np.array([5, 6]), items + 1, np.zeros(2, bool), items, 0).tolist() == [0.0, 0.0]
-    shaper = Shaper(ShapingConfig(novelty=0.5, novelty_until=100, pickup=0.25), 2, items)
-    gained = items.copy()
-    gained[0, 1] = 3
-    first = shaper.rewards(np.array([5, 6]), gained, np.zeros(2, bool), items, 0)
-    assert first.tolist() == [0.75, 0.5]
-    again = shaper.rewards(np.array([5, 7]), gained, np.array([False, True]), items, 50)
-    assert again.tolist() == [0.0, 0.25]  # cell 5 already seen, items not higher; novelty halved at 0.5
-    assert shaper.rewards(np.array([5, 7]), gained, np.zeros(2, bool), items, 50).tolist() == [0.0, 0.25]
+    no_items = np.zeros((2, 6), np.int64)
+    batch = _shaping_batch([5, 6], no_items + 1, [False, False])
+    batch.selves[:, :6] = 0
+    off = Shaper(NO_SHAPING, 0.99, batch)
+    assert off.rewards(batch, 0).tolist() == [0.0, 0.0]
+    batch.items[:] = 0
+    shaper = Shaper(ShapingConfig(novelty=0.5, novelty_until=100, pickup=0.25, assembly=0.0), 0.99, batch)
+    batch.items[0, 1] = 3
+    assert shaper.rewards(batch, 0).tolist() == [0.75, 0.5]
+    batch.positions[:] = [5, 7]
+    batch.done[:] = [False, True]
+    assert shaper.rewards(batch, 50).tolist() == [0.0, 0.25]  # cell 5 seen, items not higher; novelty halved
+    batch.done[:] = False
+    assert shaper.rewards(batch, 50).tolist() == [0.0, 0.25]
+
+
+def test_assembly_potential_rewards_each_step_of_the_heart_chain_once() -> None:
+    """Showing heart_a with the recipe, beside the assembler, assembling, turning to a deposit vibe: each
+    step pays gamma * phi(s') - phi(s); undoing a step pays it back; an episode's end returns the rest."""
+    from cogames_lib.cvc.observation import CHANNEL, SELF_INDEX, VIEW_RADIUS
+    from cogames_lib.cvc.rules import HEART, ITEM_INDEX, VIBE_INDEX
+
+    batch = _shaping_batch([0, 0], np.zeros((2, 6), np.int64), [False, False])
+    batch.selves[:] = 0
+    batch.grids[:, CHANNEL["assembler"]] = 0
+    batch.selves[:, ITEM_INDEX["carbon"]] = 2
+    shaper = Shaper(ShapingConfig(novelty=0.0, pickup=0.0, assembly=1.0), 0.5, batch)
+    vibe = SELF_INDEX["vibe"]
+
+    def step(done: bool = False) -> float:
+        batch.done[:] = done
+        return round(float(shaper.rewards(batch, 0)[0]), 6)
+
+    assert step() == 0.0
+    batch.selves[0, vibe] = VIBE_INDEX["heart_a"]
+    assert step() == 0.05  # 0.5 * 0.1 - 0
+    batch.grids[0, CHANNEL["assembler"], VIEW_RADIUS - 1, VIEW_RADIUS] = 1
+    assert step() == 0.1 - 0.1  # 0.5 * 0.2 - 0.1
+    batch.selves[0, ITEM_INDEX["carbon"]] = 0
+    batch.selves[0, HEART] = 1
+    assert step() == round(0.5 * 0.3 - 0.2, 6)
+    assert step(done=False) == round(0.5 * 0.3 - 0.3, 6)
+    batch.selves[0, vibe] = VIBE_INDEX["default"]
+    assert step() == round(0.5 * 0.5 - 0.3, 6)
+    assert step(done=True) == -0.5  # the episode ended: phi(s') = 0
+    assert float(shaper.rewards(batch, 0)[1]) == 0.0  # the other world never moved along the chain
+
+
+def test_a_partner_gains_when_the_heart_is_assembled_from_its_resources() -> None:
+    from cogames_lib.cvc.rules import HEART, ITEM_INDEX
+
+    batch = WorldBatch([2], lambda world: (_two_agent_spec(), 0))
+    batch.reset()
+    batch.selves[:] = 0
+    batch.selves[1, ITEM_INDEX["silicon"]] = 3
+    shaper = Shaper(ShapingConfig(novelty=0.0, pickup=0.0, assembly=1.0), 1.0, batch)
+    batch.selves[1, ITEM_INDEX["silicon"]] = 0
+    batch.selves[0, HEART] = 1
+    partner = float(shaper.rewards(batch, 0)[1])
+    assert partner == pytest.approx(0.3)  # the world holds a heart; agent 1 holds none itself
+
+
+def _two_agent_spec() -> WorldSpec:
+    record = get_diagnostic("chorus_pair")
+    return WorldSpec(record.name, record.episode_map(0, 2), 2, record.max_steps, record.env_config(2))
 
 
 def test_missing_and_foreign_checkpoints_give_one_line_errors(tmp_path: Path) -> None:
@@ -270,3 +340,17 @@ def test_a_progress_entry_holds_plain_numbers() -> None:
     assert entry["policy_loss"] == 0.25 and entry["entropy"] == 2.0
     assert "np." not in repr(entry)  # the progress line prints the entry
     assert entry["train_success"] == {"memory@1": "1/1"}
+
+
+def test_curriculum_gives_unsolved_tasks_equal_shares_of_steps_not_episodes() -> None:
+    """assemble_seeded_near (budget 50) is drawn about 5x as often as chest_deposit_near (250) while both
+    are unsolved; once one is solved it is drawn a quarter as often as before."""
+    curriculum = Curriculum(["chest_deposit_near", "assemble_seeded_near"], [1], run_seed=3)
+    draws = [curriculum.next_episode(0)[0].key for _ in range(3000)]
+    short = draws.count("diagnostic_assemble_seeded_near") / draws.count("diagnostic_chest_deposit_near")
+    assert 4.0 < short < 6.3
+    for _ in range(200):
+        curriculum.record("diagnostic_assemble_seeded_near", 1, True)
+    draws = [curriculum.next_episode(0)[0].key for _ in range(3000)]
+    solved = draws.count("diagnostic_assemble_seeded_near") / draws.count("diagnostic_chest_deposit_near")
+    assert 1.0 < solved < 1.6  # 5 * 0.25 = 1.25

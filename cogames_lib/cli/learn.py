@@ -41,6 +41,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--no-shaping", action="store_true", help="train on the success reward alone")
     train.add_argument("--novelty", type=float, default=None, help="bonus per newly visited cell")
     train.add_argument("--pickup", type=float, default=None, help="bonus per new item high in an episode")
+    train.add_argument("--assembly", type=float, default=None,
+                       help="scale of the heart chain's potential-based shaping (0 switches it off)")  # fmt: skip
     train.add_argument("--time-limit", type=float, default=None, metavar="MINUTES",
                        help="stop every seed at the same step before this much wall time (recorded in run.json)")  # fmt: skip
     train.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -77,6 +79,8 @@ def handle_train(args: argparse.Namespace) -> int:
         shaping = replace(shaping, novelty=args.novelty)
     if args.pickup is not None:
         shaping = replace(shaping, pickup=args.pickup)
+    if args.assembly is not None:
+        shaping = replace(shaping, assembly=args.assembly)
     config = replace(config, network=network, shaping=shaping)
     command = "cogames-lib " + " ".join(shlex.quote(a) for a in args.argv)
     limit = None if args.time_limit is None else args.time_limit * 60.0

@@ -1,8 +1,11 @@
 """What a training run plays: the multi-task curriculum, training episode seeds, and training-only shaping.
 
 Curriculum: every world has a fixed agent count (1, 2 or 4); at each reset it draws one of the
-curriculum's diagnostics that allows its count, with weight `1 - 0.75 * (recent success rate)` (a task it
-already solves is drawn a quarter as often as one it does not; an unsolved task never drops out).
+curriculum's diagnostics that allows its count, with weight `(1 - 0.75 * recent success rate) / budget`
+(a task it already solves is drawn a quarter as often as one it does not; an unsolved task never drops out;
+dividing by the step budget gives unsolved tasks equal shares of agent-steps rather than of episodes: an
+unsolved episode runs to its budget, so by episodes `assemble_seeded_near` (50 steps) got a fifth of the
+experience of a 250-step task and was not learned in a 15-task trial, "Recipe trials" in docs/cvc_learned.md).
 
 Seeds: evaluation episode seeds (`cogames_lib.sweep.seeds.episode_seed`) are hashes below 2**31; training
 episode seeds are `2**31 + hash("train", run seed, world, episode)`, so the two sets are disjoint by
@@ -16,7 +19,16 @@ it off):
   `novelty_until` agent-steps of training (by steps, not by the run's length: a shorter run is a prefix). A quick trial's 0.02 per cell outbid the deposit in `chest_deposit_near`
   (about 100 new cells = 2.0 > 1.0); 0.005 caps a typical episode's novelty well below the success reward;
 - pickup: `pickup` each time an agent holds more of an item than ever before in its episode (an
-  extraction, a withdrawal, an assembled heart or decoder); seeded items count as already held.
+  extraction, a withdrawal, an assembled heart or decoder); seeded items count as already held;
+- assembly: potential-based shaping (Ng, Harada and Russell 1999: `F = gamma * phi(s') - phi(s)`, which
+  leaves the optimal policies unchanged) scaled by `assembly`, with `phi` the sum of the steps of the
+  heart's chain an agent has reached (`ASSEMBLY_POTENTIAL`): it shows `heart_a` while holding part of the
+  recipe (0.1), does so beside an assembler (0.1 more, read from its own view), its world holds a heart
+  (0.3, every agent of the world: a chorus partner whose resources went into the heart gains too), and it
+  holds a heart with a vibe that deposits (0.2). The chain is four exact actions long before the first
+  reward and random play assembles about one heart per 14,000 agent-steps (`assemble_seeded_near`), so PPO
+  alone never found it; with the potential it is learned in about 120k agent-steps (docs/cvc_learned.md,
+  "Recipe trials"). At an episode's end `phi(s')` is 0, so the potential held is given back there.
 """
 
 from __future__ import annotations
@@ -26,7 +38,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from cogames_lib.cvc.batch import WorldSpec
+from cogames_lib.cvc import rules
+from cogames_lib.cvc.batch import WorldBatch, WorldSpec
+from cogames_lib.cvc.observation import CHANNEL, SELF_INDEX, VIEW_RADIUS
 from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic
 from cogames_lib.errors import ParameterError
 from cogames_lib.seeding import SEED_BITS, stable_hash
@@ -52,6 +66,7 @@ class ShapingConfig:
     novelty: float = 0.005
     novelty_until: int = 1_500_000
     pickup: float = 0.05
+    assembly: float = 1.0
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)
@@ -63,7 +78,42 @@ class ShapingConfig:
         return self.novelty * max(0.0, 1.0 - steps_done / self.novelty_until)
 
 
-NO_SHAPING = ShapingConfig(novelty=0.0, pickup=0.0)
+NO_SHAPING = ShapingConfig(novelty=0.0, pickup=0.0, assembly=0.0)
+
+# The heart's chain, step by step (see the module docstring); the sum (0.7) stays below the success reward.
+ASSEMBLY_POTENTIAL: dict[str, float] = {
+    "heart_a_with_recipe": 0.1,
+    "heart_a_beside_assembler": 0.1,
+    "world_holds_heart": 0.3,
+    "holds_heart_deposit_vibe": 0.2,
+}
+_RECIPE_ITEMS = [rules.ITEM_INDEX[resource] for resource in rules.RESOURCES]
+_DEPOSIT_VIBES = [rules.VIBE_INDEX[vibe] for vibe in sorted(rules.HEART_CHEST_DEPOSIT_VIBES)]
+# The assembler channel of the four cells next to the agent (north, south, west, east).
+_BESIDE = (
+    slice(None),
+    CHANNEL["assembler"],
+    [VIEW_RADIUS - 1, VIEW_RADIUS + 1, VIEW_RADIUS, VIEW_RADIUS],
+    [VIEW_RADIUS, VIEW_RADIUS, VIEW_RADIUS - 1, VIEW_RADIUS + 1],
+)
+
+
+def assembly_potential(batch: WorldBatch) -> np.ndarray:
+    """`phi` of every slot's current state (its observation, and whether its world holds a heart)."""
+    selves = batch.selves
+    vibe = selves[:, SELF_INDEX["vibe"]]
+    showing = (vibe == rules.VIBE_INDEX["heart_a"]) & selves[:, _RECIPE_ITEMS].any(axis=1)
+    beside = showing & batch.grids[_BESIDE].any(axis=1)
+    hearts = selves[:, rules.HEART]
+    world_heart = np.maximum.reduceat(hearts, batch.first_slot)[batch.slot_world] > 0
+    ready = (hearts > 0) & np.isin(vibe, _DEPOSIT_VIBES)
+    weights = ASSEMBLY_POTENTIAL
+    return (
+        weights["heart_a_with_recipe"] * showing
+        + weights["heart_a_beside_assembler"] * beside
+        + weights["world_holds_heart"] * world_heart
+        + weights["holds_heart_deposit_vibe"] * ready
+    ).astype(np.float32)
 
 
 class Curriculum:
@@ -95,7 +145,9 @@ class Curriculum:
     def next_episode(self, world: int) -> tuple[WorldSpec, int]:
         count = self.agent_counts[world]
         specs = self.specs[count]
-        weights = np.array([1.0 - SOLVED_WEIGHT_DROP * self.success[(s.key, count)] for s in specs])
+        weights = np.array(
+            [(1.0 - SOLVED_WEIGHT_DROP * self.success[(s.key, count)]) / s.max_steps for s in specs]
+        )
         spec = specs[int(self.rng.choice(len(specs), p=weights / weights.sum()))]
         seed = training_seed(self.run_seed, world, self.episodes[world])
         self.episodes[world] += 1
@@ -109,32 +161,34 @@ class Curriculum:
 class Shaper:
     """Training-only reward terms per slot (see the module docstring), reset per episode."""
 
-    def __init__(self, config: ShapingConfig, num_slots: int, start_items: np.ndarray) -> None:
-        self.config = config
-        self.visited: list[set[int]] = [set() for _ in range(num_slots)]
-        self.item_high = start_items.astype(np.int64).copy()
+    def __init__(self, config: ShapingConfig, gamma: float, batch: WorldBatch) -> None:
+        self.config, self.gamma = config, float(gamma)
+        self.visited: list[set[int]] = [set() for _ in range(batch.num_slots)]
+        self.item_high = batch.selves[:, : len(rules.ITEMS)].astype(np.int64)
+        self.potential = assembly_potential(batch)
 
-    def rewards(
-        self,
-        positions: np.ndarray,
-        items: np.ndarray,
-        done: np.ndarray,
-        next_items: np.ndarray,
-        steps_done: int,
-    ) -> np.ndarray:
-        """Shaping for the step just taken; then the slots whose episode ended start afresh."""
-        bonus = np.zeros(len(positions), np.float32)
+    def rewards(self, batch: WorldBatch, steps_done: int) -> np.ndarray:
+        """Shaping for the step `batch` just took; then the slots whose episode ended start afresh.
+
+        Reads `positions`, `items` (after the action, before a reset) and `done`, and the current
+        observations `selves`/`grids` (a finished slot's show its next episode's start)."""
+        done = batch.done
+        bonus = np.zeros(batch.num_slots, np.float32)
         novelty = self.config.novelty_at(steps_done)
         if novelty > 0:
-            for slot, position in enumerate(positions.tolist()):
+            for slot, position in enumerate(batch.positions.tolist()):
                 seen = self.visited[slot]
                 if position not in seen:
                     seen.add(position)
                     bonus[slot] += novelty
         if self.config.pickup > 0:
-            bonus += self.config.pickup * (items > self.item_high).sum(axis=1)
-            np.maximum(self.item_high, items, out=self.item_high)
+            bonus += self.config.pickup * (batch.items > self.item_high).sum(axis=1)
+            np.maximum(self.item_high, batch.items, out=self.item_high)
+        if self.config.assembly > 0:
+            now = assembly_potential(batch)
+            bonus += self.config.assembly * (self.gamma * np.where(done, 0.0, now) - self.potential)
+            self.potential = now
         for slot in np.flatnonzero(done).tolist():
             self.visited[slot].clear()
-            self.item_high[slot] = next_items[slot]
+            self.item_high[slot] = batch.selves[slot, : len(rules.ITEMS)]
         return bonus

@@ -136,7 +136,7 @@ class SeedTrainer:
         self.batch.reset()
         self.slots = self.batch.num_slots
         self.rollout_size = self.slots * config.rollout_steps
-        self.shaper = Shaper(config.shaping, self.slots, self.batch.selves[:, :6])
+        self.shaper = Shaper(config.shaping, config.gamma, self.batch)
         self.stack = FrameStack(self.slots, config.network.frames)
         self.previous_action = np.full(self.slots, NO_PREVIOUS_ACTION, np.int64)
         self.restart = np.ones(self.slots, bool)
@@ -194,9 +194,7 @@ class SeedTrainer:
                 self.curriculum.record(episode.key, episode.num_agents, episode.success)
                 self.finished.append((episode.key, episode.num_agents, episode.success))
             team = np.add.reduceat(batch.rewards, batch.first_slot)[batch.slot_world]
-            shaped = self.shaper.rewards(
-                batch.positions, batch.items, batch.done, batch.selves[:, :6], self.steps + t * slots
-            )
+            shaped = self.shaper.rewards(batch, self.steps + t * slots)
             rewards[t] = team + shaped
             dones[t] = batch.done
             self.restart = batch.done.copy()
