@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Protocol
 
 import numpy as np
 
@@ -74,6 +75,21 @@ class FinishedEpisode:
     num_agents: int
     success: bool
     steps: int
+
+
+class SlotArrays(Protocol):
+    """What a reader of a batch's agent slots sees, whichever batch steps the worlds (`WorldBatch` here,
+    `batch_processes.ProcessWorldBatch` in several processes): the layout and the arrays of `SLOT_ARRAYS`."""
+
+    num_slots: int
+    first_slot: np.ndarray
+    slot_world: np.ndarray
+    grids: np.ndarray
+    selves: np.ndarray
+    rewards: np.ndarray
+    done: np.ndarray
+    positions: np.ndarray
+    items: np.ndarray
 
 
 def slot_layout(agent_counts: Sequence[int]) -> tuple[list[int], np.ndarray, np.ndarray]:

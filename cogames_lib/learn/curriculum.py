@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from cogames_lib.cvc import rules
-from cogames_lib.cvc.batch import WorldBatch, WorldSpec
+from cogames_lib.cvc.batch import SlotArrays, WorldSpec
 from cogames_lib.cvc.observation import CHANNEL, SELF_INDEX, VIEW_RADIUS
 from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic
 from cogames_lib.errors import ParameterError
@@ -98,7 +98,7 @@ _BESIDE = (
 )
 
 
-def assembly_potential(batch: WorldBatch) -> np.ndarray:
+def assembly_potential(batch: SlotArrays) -> np.ndarray:
     """`phi` of every slot's current state (its observation, and whether its world holds a heart)."""
     selves = batch.selves
     vibe = selves[:, SELF_INDEX["vibe"]]
@@ -161,13 +161,13 @@ class Curriculum:
 class Shaper:
     """Training-only reward terms per slot (see the module docstring), reset per episode."""
 
-    def __init__(self, config: ShapingConfig, gamma: float, batch: WorldBatch) -> None:
+    def __init__(self, config: ShapingConfig, gamma: float, batch: SlotArrays) -> None:
         self.config, self.gamma = config, float(gamma)
         self.visited: list[set[int]] = [set() for _ in range(batch.num_slots)]
         self.item_high = batch.selves[:, : len(rules.ITEMS)].astype(np.int64)
         self.potential = assembly_potential(batch)
 
-    def rewards(self, batch: WorldBatch, steps_done: int) -> np.ndarray:
+    def rewards(self, batch: SlotArrays, steps_done: int) -> np.ndarray:
         """Shaping for the step `batch` just took; then the slots whose episode ended start afresh.
 
         Reads `positions`, `items` (after the action, before a reset) and `done`, and the current
