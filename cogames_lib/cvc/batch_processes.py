@@ -21,12 +21,13 @@ forkserver (a clean process: the trainer's torch threads are never forked) and i
 raises, or dies, stops the batch with a one-line `CogamesLibError` instead of a hang. `close()` (or `with`)
 stops the workers; the buffer is an unlinked shared file that disappears with the last process using it.
 
-Measured (`benchmarks/cvc_collection.py --steps 100000 --workers 1 2 --train 50000`, 26 Nov 2026 10:57-11:00
-UTC, the 2-core machine kept busy by two other jobs, `uptime` load 1.7-2.9; docs/cvc_learned.md, "Fan-out
-over processes"): collection 38,290-41,936 agent-steps/s in one process, 22,665-25,305 with 2 workers;
-PPO end to end 7,302-7,320 and 6,214-6,366. Slower here, because each lockstep step wakes the worker and
-each wake-up waits for a core the other jobs hold (the worker computed its half in 0.72 ms of a 3.26 ms
-step); collection is also only ~18% of training time, so `collect_workers` stays 1 by default.
+Measured (`benchmarks/cvc_collection.py --steps 100000 --workers 1 2 --train 50000`, 26 Nov 2026, the 2-core
+machine never quiet; docs/cvc_learned.md, "Fan-out over processes"): with both cores busy with other jobs
+(10:57-11:00 UTC, load 1.7-2.9) collection ran 38,290-41,936 agent-steps/s in one process and
+22,665-25,305 with 2 workers, PPO end to end 7,302-7,320 and 6,214-6,366; with one core free (11:24 UTC)
+82,536 and 47,296, PPO 10,149 and 10,081. Slower here: each lockstep step wakes the worker, and each
+wake-up waits for a core another job holds (the worker computed its half in 0.72 ms of a 3.26 ms step).
+Collection is also only 12-18% of training time, so `collect_workers` stays 1 by default.
 """
 
 from __future__ import annotations
