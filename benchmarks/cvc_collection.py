@@ -10,13 +10,14 @@ and, with `--train`, `PPO end to end`: `learn.ppo.train_seed` with the default c
 updates), its worlds stepped by `collect_workers` = each N.
 The worlds are the trainer's default mix: 48 one-agent, 12 two-agent and 6 four-agent worlds drawing
 normal-tier diagnostics. Targets (issue 19): collection >= 300,000 agent-steps/s, training >= 30,000.
-Usage: python benchmarks/cvc_collection.py [--steps N] [--train STEPS] [--workers N [N ...]]
+Usage: python benchmarks/cvc_collection.py [--steps N] [--train STEPS] [--workers N [N ...]] [--worlds N1 N2 N4]
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -78,8 +79,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200_000)
     parser.add_argument("--train", type=int, default=0, help="also time this many training agent-steps")
     parser.add_argument("--workers", type=int, nargs="+", default=[1], help="collection processes (each N)")
+    parser.add_argument("--worlds", type=int, nargs=3, default=None, metavar=("N1", "N2", "N4"),
+                        help="worlds with 1, 2 and 4 agents (default: the trainer's 48 12 6)")  # fmt: skip
     args = parser.parse_args()
-    config = PPOConfig()
+    config = PPOConfig() if args.worlds is None else PPOConfig(worlds=tuple(args.worlds))
     print(f"{'path':<36} {'agent-steps/s':>14}")
     print(f"{'loop of envs':<36} {measure_env_loop(config, args.steps):>14,.0f}")
     for workers in args.workers:
@@ -93,7 +96,7 @@ def main() -> None:
 
         torch.set_num_threads(1)
         for workers in args.workers:
-            result = train_seed(PPOConfig(total_steps=args.train, collect_workers=workers), 0)
+            result = train_seed(replace(config, total_steps=args.train, collect_workers=workers), 0)
             name = "PPO end to end" + ("" if workers == 1 else f", {workers} collect workers")
             print(f"{name:<36} {result.steps / result.seconds:>14,.0f}")
 
