@@ -21,13 +21,15 @@ forkserver (a clean process: the trainer's torch threads are never forked) and i
 raises, or dies, stops the batch with a one-line `CogamesLibError` instead of a hang. `close()` (or `with`)
 stops the workers; the buffer is an unlinked shared file that disappears with the last process using it.
 
-Measured (`benchmarks/cvc_collection.py --steps 100000 --workers 1 2 --train 50000`, 26 Nov 2026, the 2-core
-machine never quiet; docs/cvc_learned.md, "Fan-out over processes"): with both cores busy with other jobs
-(10:57-11:00 UTC, load 1.7-2.9) collection ran 38,290-41,936 agent-steps/s in one process and
-22,665-25,305 with 2 workers, PPO end to end 7,302-7,320 and 6,214-6,366; with one core free (11:24 UTC)
-82,536 and 47,296, PPO 10,149 and 10,081. Slower here: each lockstep step wakes the worker, and each
-wake-up waits for a core another job holds (the worker computed its half in 0.72 ms of a 3.26 ms step).
-Collection is also only 12-18% of training time, so `collect_workers` stays 1 by default.
+Measured on the shared 2-core machine, 26 Nov 2026 (`benchmarks/cvc_collection.py --workers 1 2`, 12 runs
+from busy to quiet, 66 and 264 worlds; docs/cvc_learned.md, "Fan-out over processes"): it does not pay
+reliably there. Collection with 2 workers ran from 1.17x faster to 1.85x slower than in one process
+(slower in 10 of 12 runs; e.g. quiet, 11:45 UTC: 112,102 vs 93,992 agent-steps/s), PPO end to end from
+14% slower to 12% faster. Why: each lockstep step wakes the worker on the other core and the parent again
+when the reply comes; those wake-ups cost ~0.2-0.5 ms per step on this virtual machine (a step of 2
+one-agent worlds: 24-40 us in one process, 176-570 us with 2 workers), about what halving a 0.9-1.4 ms
+step saves, and under load each also waits for a core another job holds. Collection is also only 12-18%
+of training time, so `collect_workers` stays 1 by default.
 """
 
 from __future__ import annotations
