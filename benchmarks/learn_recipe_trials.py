@@ -2,7 +2,7 @@
 two recipe variants do (docs/cvc_learned.md, "Recipe trials").
 
 Run: `python benchmarks/learn_recipe_trials.py --diagnostics charge_up --worlds 32 0 0 --steps 400000
-[--move-prior 2] [--energy-bonus 0.01] [--assembly 0] [--seed 0]`; prints, every 20 updates, the agent-steps
+[--move-prior 2] [--energy-bonus 0.01] [--assembly 0] [--random] [--seed 0]`; prints, every 20 updates, the agent-steps
 done, the seconds, each diagnostic's successes over its last 50 training episodes and the hearts assembled
 (an agent's heart count rising without a withdrawal: every heart here comes from an assembler) since the
 last line.
@@ -39,6 +39,8 @@ def main() -> None:
     parser.add_argument("--chorus-bonus", type=float, default=0.0, help="heart_a beside an assembler, once")
     parser.add_argument("--assembly", type=float, default=ShapingConfig().assembly,
                         help="scale of the heart chain's potential (0: off, as in the first trials)")  # fmt: skip
+    parser.add_argument("--random", action="store_true",
+                        help="no training: uniform random actions for --steps agent-steps (the baseline)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     config = PPOConfig(total_steps=args.steps, worlds=tuple(args.worlds),
@@ -91,6 +93,9 @@ def main() -> None:
 
     trainer.shaper.rewards = counting  # type: ignore[method-assign]
     started, outcomes = time.perf_counter(), {}
+    if args.random:
+        _random_play(trainer, args.steps, args.seed, counting, hearts)
+        return
     while trainer.steps < args.steps:
         trainer.update()
         for key, agents, success in trainer.finished:
@@ -107,6 +112,23 @@ def main() -> None:
                 flush=True,
             )
             hearts.clear()
+
+
+def _random_play(trainer, steps, seed, counting, hearts):  # type: ignore[no-untyped-def]
+    """Uniform random actions through the trainer's own worlds and curriculum; prints the totals."""
+    from cogames_lib.cvc.rules import ACTIONS
+
+    rng = np.random.default_rng(seed)
+    batch, done_steps, tally = trainer.batch, 0, {}
+    while done_steps < steps:
+        for episode in batch.step(rng.integers(0, len(ACTIONS), batch.num_slots)):
+            key = f"{episode.key.removeprefix('diagnostic_')}@{episode.num_agents}"
+            passed, played = tally.get(key, (0, 0))
+            tally[key] = (passed + int(episode.success), played + 1)
+        counting(batch, done_steps)
+        done_steps += batch.num_slots
+    print(done_steps, "random agent-steps;", {k: f"{p}/{n}" for k, (p, n) in sorted(tally.items())},
+          "passed; hearts assembled", hearts)  # fmt: skip
 
 
 if __name__ == "__main__":
