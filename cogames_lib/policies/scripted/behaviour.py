@@ -41,6 +41,7 @@ RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
+AXIS_RATIO = 2.0  # a far source is traded by sector only this clearly in one direction (`_on_axis`)
 FAR_SOURCE = 30  # Manhattan distance from the spawn beyond which a source is split by sector (`_duty`)
 
 
@@ -166,7 +167,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
                 continue  # a stocked chest gives the whole stock at once: the roles split those
             sources = memory.known(f"{resource}_extractor")
             far = [c for c in sources if abs(c[0] - centre[0]) + abs(c[1] - centre[1]) > FAR_SOURCE]
-            if far and len(far) == len(sources):
+            if far and len(far) == len(sources) and all(_on_axis(c, centre) for c in far):
                 owners[resource] = {self.owner_of[direction_of(c, centre)] for c in far}
         load = {agent: sum(1 for held in owners.values() if agent in held) for agent in range(self.num_agents)}
         fits = {r: {a for a in agents if load[a] <= len(role_resources(a, self.num_agents))} for r, agents in owners.items()}
@@ -320,6 +321,13 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         chest = min(chests, key=self.nav.distance)
         vibe = None if self.vibe in DEPOSIT_VIBES else DEFAULT
         return self._use(chest, ("deposit", chest), vibe)
+
+
+def _on_axis(cell: Cell, centre: tuple[float, float]) -> bool:
+    """`cell` lies clearly in one direction from `centre`: its offset along the main axis is at least
+    `AXIS_RATIO` times the offset across it."""
+    dr, dc = abs(cell[0] - centre[0]), abs(cell[1] - centre[1])
+    return max(dr, dc) >= AXIS_RATIO * min(dr, dc)
 
 
 def _move_into(pos: Cell, station: Cell) -> int:
