@@ -47,8 +47,6 @@ TRAVEL_OVERHEAD = 6  # steps added to every path length (see the module docstrin
 ORIGIN_WEIGHT = 0.05  # steps charged per cell of distance from the spawn (0.2 slowed far searches) ...
 ORIGIN_REACH = 40  # ... counted up to this distance (far out, where the agent is matters, not the spawn)
 SECTOR_PENALTY = 24  # extra steps charged for a frontier cell in a teammate's sector
-NEAR_SECTOR_PENALTY = 16  # extra steps for a teammate's sector between NEAR_RADIUS and SHARED_RADIUS
-NEAR_RADIUS = 6
 SHARED_RADIUS = 25  # cells within this Manhattan distance of the spawn belong to every sector (see above)
 DIRECTIONS = ("north", "east", "south", "west")
 ALL_DIRECTIONS = frozenset(range(4))
@@ -143,10 +141,12 @@ def frontier_target(
                     row_t, col_t = divmod(there, width)
                     away = abs(row_t - orow) + abs(col_t - ocol)
                     steps = depth + 1 + TRAVEL_OVERHEAD + ORIGIN_WEIGHT * min(away, ORIGIN_REACH)
-                    if sector != ALL_DIRECTIONS:
-                        spread = abs(row_t - crow) + abs(col_t - ccol)
-                        if spread > NEAR_RADIUS and direction_of((row_t, col_t), (crow, ccol)) not in sector:
-                            steps += SECTOR_PENALTY if spread > SHARED_RADIUS else NEAR_SECTOR_PENALTY
+                    if (
+                        sector != ALL_DIRECTIONS
+                        and abs(row_t - crow) + abs(col_t - ccol) > SHARED_RADIUS
+                        and direction_of((row_t, col_t), (crow, ccol)) not in sector
+                    ):
+                        steps += SECTOR_PENALTY
                     score = gains[there] / steps
                     if score > best_score + 1e-9 or (abs(score - best_score) <= 1e-9 and there < best):
                         best_score, best = score, there
