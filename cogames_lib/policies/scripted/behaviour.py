@@ -31,7 +31,6 @@ from cogames_lib.policies.scripted.assembler import (
 )
 from cogames_lib.policies.scripted.energy import THRIFTY_BELOW, EnergyPlanning
 from cogames_lib.policies.scripted.frontier import direction_of, own_sector
-from cogames_lib.policies.scripted.memory import ORIGIN
 from cogames_lib.policies.scripted.navigation import Navigator
 from cogames_lib.policies.scripted.planning import Cell, move_action
 from cogames_lib.policies.scripted.skills import HEART_RECIPE, Skills, role_resources
@@ -42,7 +41,7 @@ FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two 
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
 AXIS_RATIO = 2.0  # a far source is traded by sector only this clearly in one direction (`_on_axis`)
-FAR_SOURCE = 30  # Manhattan distance from the spawn beyond which a source is split by sector (`_duty`)
+FAR_SOURCE = 30  # Manhattan distance from the team's centre beyond which a source goes by sector (`_duty`)
 
 
 class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
@@ -159,7 +158,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         them fetches anything any more, and I leave nothing to them."""
         if self.num_agents <= 1 or not self.role:
             return self.role
-        memory, sector, centre = self.nav.memory, self.nav.sector, self.nav.centre
+        memory, centre = self.nav.memory, self.nav.centre
         quota = len(self.role)
         owners: dict[str, set[int]] = {}
         for resource in rules.RESOURCES:
@@ -169,8 +168,15 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             far = [c for c in sources if abs(c[0] - centre[0]) + abs(c[1] - centre[1]) > FAR_SOURCE]
             if far and len(far) == len(sources) and all(_on_axis(c, centre) for c in far):
                 owners[resource] = {self.owner_of[direction_of(c, centre)] for c in far}
-        load = {agent: sum(1 for held in owners.values() if agent in held) for agent in range(self.num_agents)}
-        fits = {r: {a for a in agents if load[a] <= len(role_resources(a, self.num_agents))} for r, agents in owners.items()}
+        # How many far resources lie in each teammate's sector; a sector holding more than its owner's
+        # role fetches is traded by nobody.
+        load = {
+            agent: sum(1 for held in owners.values() if agent in held) for agent in range(self.num_agents)
+        }
+        fits = {
+            resource: {a for a in agents if load[a] <= len(role_resources(a, self.num_agents))}
+            for resource, agents in owners.items()
+        }
         self.claimed = [r for r in self.claimed if self.items[RESOURCE_SLOTS[r]] >= HEART_RECIPE[r]]
         theirs: set[str] = set()
         for resource, agents in fits.items():

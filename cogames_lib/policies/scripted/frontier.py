@@ -122,7 +122,10 @@ def frontier_target(
     best_score = 0.0
     best = -1
     orow, ocol = origin[0] - r0, origin[1] - c0
-    crow, ccol = (origin if centre is None else centre)[0] - r0, (origin if centre is None else centre)[1] - c0
+    crow, ccol = (
+        (origin if centre is None else centre)[0] - r0,
+        (origin if centre is None else centre)[1] - c0,
+    )
     max_gain = VIEW_SIZE * VIEW_SIZE
     while layer and max_gain / (depth + 1 + TRAVEL_OVERHEAD) > best_score:  # the spawn term only adds
         next_layer = []
