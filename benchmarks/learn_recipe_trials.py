@@ -2,7 +2,7 @@
 two recipe variants do (docs/cvc_learned.md, "Recipe trials").
 
 Run: `python benchmarks/learn_recipe_trials.py --diagnostics charge_up --worlds 32 0 0 --steps 400000
-[--move-prior 2] [--energy-bonus 0.01] [--assembly 0] [--seed 0]`; prints, every 20 updates, the agent-steps
+[--move-prior 2] [--energy-bonus 0.01] [--assembly 0] [--random] [--seed 0]`; prints, every 20 updates, the agent-steps
 done, the seconds, each diagnostic's successes over its last 50 training episodes and the hearts assembled
 (an agent's heart count rising without a withdrawal: every heart here comes from an assembler) since the
 last line.
@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from cogames_lib.cvc.observation import CHANNEL, SELF_INDEX, VIEW_RADIUS
+from cogames_lib.cvc.observation import SELF_INDEX
 from cogames_lib.cvc.rules import HEART, VIBE_INDEX
-from cogames_lib.learn.curriculum import ShapingConfig
+from cogames_lib.learn.curriculum import BESIDE_ASSEMBLER, ShapingConfig
 from cogames_lib.learn.ppo import PPOConfig, SeedTrainer
 
 
@@ -39,6 +41,8 @@ def main() -> None:
     parser.add_argument("--chorus-bonus", type=float, default=0.0, help="heart_a beside an assembler, once")
     parser.add_argument("--assembly", type=float, default=ShapingConfig().assembly,
                         help="scale of the heart chain's potential (0: off, as in the first trials)")  # fmt: skip
+    parser.add_argument("--random", action="store_true",
+                        help="no training: uniform random actions for --steps agent-steps (the baseline)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     config = PPOConfig(total_steps=args.steps, worlds=tuple(args.worlds),
@@ -55,7 +59,7 @@ def main() -> None:
         shaped = trainer.shaper.rewards
         previous = trainer.batch.selves[:, energy].astype(np.int64)
 
-        def with_energy(batch, steps_done):  # type: ignore[no-untyped-def]
+        def with_energy(batch: Any, steps_done: int) -> np.ndarray:
             nonlocal previous
             now = batch.selves[:, energy].astype(np.int64)
             gain = np.clip(now - previous, 0, None) * ~batch.done  # a reset's fresh energy is no gain
@@ -67,11 +71,9 @@ def main() -> None:
         shaped_before = trainer.shaper.rewards
         paid = np.zeros(trainer.slots, bool)
         heart_a = VIBE_INDEX["heart_a"]
-        around = (slice(None), CHANNEL["assembler"], [VIEW_RADIUS - 1, VIEW_RADIUS + 1, VIEW_RADIUS, VIEW_RADIUS],
-                  [VIEW_RADIUS, VIEW_RADIUS, VIEW_RADIUS - 1, VIEW_RADIUS + 1])  # fmt: skip
 
-        def with_chorus(batch, steps_done):  # type: ignore[no-untyped-def]
-            ready = (batch.selves[:, SELF_INDEX["vibe"]] == heart_a) & batch.grids[around].any(1)
+        def with_chorus(batch: Any, steps_done: int) -> np.ndarray:
+            ready = (batch.selves[:, SELF_INDEX["vibe"]] == heart_a) & batch.grids[BESIDE_ASSEMBLER].any(1)
             bonus = np.where(ready & ~paid & ~batch.done, args.chorus_bonus, 0.0).astype(np.float32)
             paid[:] = (paid | ready) & ~batch.done
             return shaped_before(batch, steps_done) + bonus
@@ -81,7 +83,7 @@ def main() -> None:
     held = trainer.batch.selves[:, HEART].copy()
     shaped_inner = trainer.shaper.rewards
 
-    def counting(batch, steps_done):  # type: ignore[no-untyped-def]
+    def counting(batch: Any, steps_done: int) -> np.ndarray:
         for slot in np.flatnonzero(batch.items[:, HEART] > held).tolist():
             world = int(batch.slot_world[slot])
             key = f"{batch.specs[world].key.removeprefix('diagnostic_')}@{batch.agent_counts[world]}"
@@ -90,7 +92,11 @@ def main() -> None:
         return shaped_inner(batch, steps_done)
 
     trainer.shaper.rewards = counting  # type: ignore[method-assign]
-    started, outcomes = time.perf_counter(), {}
+    started = time.perf_counter()
+    outcomes: dict[str, list[bool]] = {}
+    if args.random:
+        _random_play(trainer, args.steps, args.seed, counting, hearts)
+        return
     while trainer.steps < args.steps:
         trainer.update()
         for key, agents, success in trainer.finished:
@@ -107,6 +113,30 @@ def main() -> None:
                 flush=True,
             )
             hearts.clear()
+
+
+def _random_play(
+    trainer: SeedTrainer,
+    steps: int,
+    seed: int,
+    counting: Callable[[Any, int], np.ndarray],
+    hearts: dict[str, int],
+) -> None:
+    """Uniform random actions through the trainer's own worlds and curriculum; prints the totals."""
+    from cogames_lib.cvc.rules import ACTIONS
+
+    rng = np.random.default_rng(seed)
+    batch, done_steps = trainer.batch, 0
+    tally: dict[str, tuple[int, int]] = {}
+    while done_steps < steps:
+        for episode in batch.step(rng.integers(0, len(ACTIONS), batch.num_slots)):
+            key = f"{episode.key.removeprefix('diagnostic_')}@{episode.num_agents}"
+            passed, played = tally.get(key, (0, 0))
+            tally[key] = (passed + int(episode.success), played + 1)
+        counting(batch, done_steps)
+        done_steps += batch.num_slots
+    print(done_steps, "random agent-steps;", {k: f"{p}/{n}" for k, (p, n) in sorted(tally.items())},
+          "passed; hearts assembled", hearts)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -182,7 +182,7 @@ def test_training_seeds_never_overlap_evaluation_seeds() -> None:
 
 def _shaping_batch(positions: list[int], items: np.ndarray, done: list[bool]) -> WorldBatch:
     """A two-world batch of one agent each whose arrays the test sets by hand."""
-    batch = WorldBatch([1, 1], lambda world: (_spec("diagnostic_chest_deposit_near"), world))
+    batch = WorldBatch([1, 1], lambda world: (_spec("chest_deposit_near"), world))
     batch.reset()
     batch.positions[:] = positions
     batch.items[:] = items
@@ -190,9 +190,11 @@ def _shaping_batch(positions: list[int], items: np.ndarray, done: list[bool]) ->
     return batch
 
 
-def _spec(name: str) -> WorldSpec:
+def _spec(name: str, agents: int = 1) -> WorldSpec:
     record = get_diagnostic(name)
-    return WorldSpec(record.name, record.episode_map(0, 1), 1, record.max_steps, record.env_config(1))
+    return WorldSpec(
+        record.name, record.episode_map(0, agents), agents, record.max_steps, record.env_config(agents)
+    )
 
 
 def test_shaping_is_switchable_and_counts_new_cells_and_items() -> None:
@@ -210,6 +212,14 @@ def test_shaping_is_switchable_and_counts_new_cells_and_items() -> None:
     assert shaper.rewards(batch, 50).tolist() == [0.0, 0.25]  # cell 5 seen, items not higher; novelty halved
     batch.done[:] = False
     assert shaper.rewards(batch, 50).tolist() == [0.0, 0.25]
+    batch.selves[1, 2] = 4  # slot 1's next episode starts holding 4 of item 2: its high mark, not a pickup
+    batch.done[:] = [False, True]
+    shaper.rewards(batch, 100)
+    batch.done[:] = False
+    batch.items[1] = batch.selves[1, :6]
+    assert shaper.rewards(batch, 100).tolist() == [0.0, 0.0]
+    batch.items[1, 2] = 5
+    assert shaper.rewards(batch, 100).tolist() == [0.0, 0.25]
 
 
 def test_assembly_potential_rewards_each_step_of_the_heart_chain_once() -> None:
@@ -240,14 +250,35 @@ def test_assembly_potential_rewards_each_step_of_the_heart_chain_once() -> None:
     assert step(done=False) == round(0.5 * 0.3 - 0.3, 6)
     batch.selves[0, vibe] = VIBE_INDEX["default"]
     assert step() == round(0.5 * 0.5 - 0.3, 6)
-    assert step(done=True) == -0.5  # the episode ended: phi(s') = 0
+    batch.selves[0, HEART] = 0  # the next episode starts showing heart_a with the recipe beside the assembler
+    batch.selves[0, ITEM_INDEX["carbon"]] = 2
+    batch.selves[0, vibe] = VIBE_INDEX["heart_a"]
+    assert step(done=True) == -0.5  # the episode ended: phi(s') = 0, the potential held is given back
+    assert step() == round(0.5 * 0.2 - 0.2, 6)  # phi(s) is now the new episode's start (0.2), not 0
     assert float(shaper.rewards(batch, 0)[1]) == 0.0  # the other world never moved along the chain
+
+
+def test_beside_means_one_of_the_four_cells_next_to_the_agent() -> None:
+    from cogames_lib.cvc.observation import CHANNEL, SELF_INDEX, VIEW_RADIUS
+    from cogames_lib.cvc.rules import ITEM_INDEX, VIBE_INDEX
+    from cogames_lib.learn.curriculum import assembly_potential
+
+    batch = _shaping_batch([0, 0], np.zeros((2, 6), np.int64), [False, False])
+    batch.selves[:] = 0
+    batch.selves[:, ITEM_INDEX["oxygen"]] = 1
+    batch.selves[:, SELF_INDEX["vibe"]] = VIBE_INDEX["heart_a"]
+    r = VIEW_RADIUS
+    for (row, col), beside in {(r - 1, r): True, (r + 1, r): True, (r, r - 1): True, (r, r + 1): True,
+                               (r - 1, r - 1): False, (r - 2, r): False}.items():  # fmt: skip
+        batch.grids[:, CHANNEL["assembler"]] = 0
+        batch.grids[0, CHANNEL["assembler"], row, col] = 1
+        assert assembly_potential(batch).tolist() == pytest.approx([0.2 if beside else 0.1, 0.1]), (row, col)
 
 
 def test_a_partner_gains_when_the_heart_is_assembled_from_its_resources() -> None:
     from cogames_lib.cvc.rules import HEART, ITEM_INDEX
 
-    batch = WorldBatch([2], lambda world: (_two_agent_spec(), 0))
+    batch = WorldBatch([2], lambda world: (_spec("chorus_pair", 2), 0))
     batch.reset()
     batch.selves[:] = 0
     batch.selves[1, ITEM_INDEX["silicon"]] = 3
@@ -256,11 +287,6 @@ def test_a_partner_gains_when_the_heart_is_assembled_from_its_resources() -> Non
     batch.selves[0, HEART] = 1
     partner = float(shaper.rewards(batch, 0)[1])
     assert partner == pytest.approx(0.3)  # the world holds a heart; agent 1 holds none itself
-
-
-def _two_agent_spec() -> WorldSpec:
-    record = get_diagnostic("chorus_pair")
-    return WorldSpec(record.name, record.episode_map(0, 2), 2, record.max_steps, record.env_config(2))
 
 
 def test_missing_and_foreign_checkpoints_give_one_line_errors(tmp_path: Path) -> None:

@@ -441,3 +441,77 @@ def test_corridor_give_way_lets_exactly_one_agent_back_off() -> None:
         nav.pos = me
         moves.append(rules.ACTIONS[nav._give_way(other)])
     assert moves == ["move_west", "noop"]  # the one with its blocker east backs off; the other holds
+
+
+def _known_extractor(policy: ScriptedPolicy, resource: str, cell: tuple[int, int]) -> None:
+    from cogames_lib.policies.scripted.memory import STATION_CODE
+
+    memory = policy.nav.memory
+    memory.kind[cell] = STATION_CODE[f"{resource}_extractor"]
+    memory.stations[STATION_CODE[f"{resource}_extractor"]].add(cell)
+    memory.uses_left[cell] = 5
+
+
+def test_every_teammate_counts_sectors_from_the_same_point() -> None:
+    # Two agents spawn two rows and two columns apart (multi_station_hard at 2 agents, seed 1). Counted from
+    # each one's own spawn, an extractor near the diagonal lay south for one and east for the other: both
+    # fetched it. The centre of the spawns seen at the first step is one point for both.
+    env = make_env("multi_station_hard", 2, seed=1)
+    observations, _ = env.reset(seed=1)
+    world = env.unwrapped.world
+    spawns = [(agent.row, agent.col) for agent in world.agents]
+    assert spawns[0] != spawns[1]
+    centres = []
+    for index, name in enumerate(env.possible_agents):
+        policy = ScriptedPolicy()
+        policy.reset(index, 2, 0)
+        policy.act(observations[name])
+        centre = policy.nav.centre
+        # Back to map coordinates: memory coordinates are relative to the agent's own spawn.
+        centres.append((centre[0] - ORIGIN + spawns[index][0], centre[1] - ORIGIN + spawns[index][1]))
+    assert centres[0] == centres[1] == ((spawns[0][0] + spawns[1][0]) / 2, (spawns[0][1] + spawns[1][1]) / 2)
+    alone = ScriptedPolicy()
+    alone.reset(0, 1, 0)
+    alone.act(observations[env.possible_agents[0]])
+    assert alone.nav.centre == (ORIGIN, ORIGIN)  # alone: the own spawn
+
+
+def test_a_far_source_off_the_axes_stays_with_the_roles() -> None:
+    # A room's corner lies as much east as south of the team: which sector it belongs to is a coin flip
+    # that two teammates who know different corners settle differently, so neither trades it.
+    corner = (ORIGIN + 14, ORIGIN + 20)  # beyond FAR_SOURCE (34 cells), east by a little
+    on_axis = (ORIGIN + 3, ORIGIN + 35)
+    for cell, owner_takes in ((corner, False), (on_axis, True)):
+        carbon_role, east_owner = ScriptedPolicy(), ScriptedPolicy()
+        carbon_role.reset(0, 2, 0)  # carbon and oxygen; sector north and south
+        east_owner.reset(1, 2, 0)  # germanium and silicon; sector east and west
+        for policy in (carbon_role, east_owner):
+            policy.items = [0] * len(rules.ITEMS)
+            _known_extractor(policy, "carbon", cell)
+        if owner_takes:
+            assert carbon_role._duty() == ("oxygen",)
+            assert east_owner._duty() == ("carbon", "germanium")
+        else:
+            assert carbon_role._duty() == ("carbon", "oxygen")
+            assert east_owner._duty() == ("germanium", "silicon")
+
+
+def test_a_sector_with_more_far_sources_than_its_owner_fetches_trades_none() -> None:
+    # Four agents, one resource each; two far extractors lie east, in agent 1's sector. Agent 1 can fetch
+    # one: the two stay with their roles (agent 0 fetches its carbon, agent 1 its oxygen), or one would be
+    # left to an owner that takes the other.
+    policies = []
+    for index in range(4):
+        policy = ScriptedPolicy()
+        policy.reset(index, 4, 0)
+        policy.items = [0] * len(rules.ITEMS)
+        _known_extractor(policy, "carbon", (ORIGIN - 2, ORIGIN + 40))
+        _known_extractor(policy, "germanium", (ORIGIN + 2, ORIGIN + 45))
+        policies.append(policy)
+    assert [p._duty() for p in policies] == [("carbon",), ("oxygen",), ("germanium",), ("silicon",)]
+    # With one far extractor east, its owner fetches it and its role's agent leaves it.
+    for policy in policies:
+        germanium = (ORIGIN + 2, ORIGIN + 45)
+        policy.nav.memory.stations[policy.nav.memory.kind[germanium]].discard(germanium)
+        policy.nav.memory.kind[germanium] = UNKNOWN
+    assert [p._duty() for p in policies] == [(), ("carbon",), ("germanium",), ("silicon",)]

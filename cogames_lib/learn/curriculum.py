@@ -80,7 +80,8 @@ class ShapingConfig:
 
 NO_SHAPING = ShapingConfig(novelty=0.0, pickup=0.0, assembly=0.0)
 
-# The heart's chain, step by step (see the module docstring); the sum (0.7) stays below the success reward.
+# The heart's chain, step by step (see the module docstring). `heart_a` and a deposit vibe exclude each other,
+# so phi is at most 0.5 (0.3 + 0.2), below the success reward.
 ASSEMBLY_POTENTIAL: dict[str, float] = {
     "heart_a_with_recipe": 0.1,
     "heart_a_beside_assembler": 0.1,
@@ -90,7 +91,7 @@ ASSEMBLY_POTENTIAL: dict[str, float] = {
 _RECIPE_ITEMS = [rules.ITEM_INDEX[resource] for resource in rules.RESOURCES]
 _DEPOSIT_VIBES = [rules.VIBE_INDEX[vibe] for vibe in sorted(rules.HEART_CHEST_DEPOSIT_VIBES)]
 # The assembler channel of the four cells next to the agent (north, south, west, east).
-_BESIDE = (
+BESIDE_ASSEMBLER = (
     slice(None),
     CHANNEL["assembler"],
     [VIEW_RADIUS - 1, VIEW_RADIUS + 1, VIEW_RADIUS, VIEW_RADIUS],
@@ -103,7 +104,7 @@ def assembly_potential(batch: SlotArrays) -> np.ndarray:
     selves = batch.selves
     vibe = selves[:, SELF_INDEX["vibe"]]
     showing = (vibe == rules.VIBE_INDEX["heart_a"]) & selves[:, _RECIPE_ITEMS].any(axis=1)
-    beside = showing & batch.grids[_BESIDE].any(axis=1)
+    beside = showing & batch.grids[BESIDE_ASSEMBLER].any(axis=1)
     hearts = selves[:, rules.HEART]
     world_heart = np.maximum.reduceat(hearts, batch.first_slot)[batch.slot_world] > 0
     ready = (hearts > 0) & np.isin(vibe, _DEPOSIT_VIBES)

@@ -31,7 +31,6 @@ from cogames_lib.policies.scripted.assembler import (
 )
 from cogames_lib.policies.scripted.energy import THRIFTY_BELOW, EnergyPlanning
 from cogames_lib.policies.scripted.frontier import direction_of, own_sector
-from cogames_lib.policies.scripted.memory import ORIGIN
 from cogames_lib.policies.scripted.navigation import Navigator
 from cogames_lib.policies.scripted.planning import Cell, move_action
 from cogames_lib.policies.scripted.skills import HEART_RECIPE, Skills, role_resources
@@ -41,7 +40,8 @@ RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
-FAR_SOURCE = 30  # Manhattan distance from the spawn beyond which a source is split by sector (`_duty`)
+AXIS_RATIO = 2.0  # a far source is traded by sector only this clearly in one direction (`_on_axis`)
+FAR_SOURCE = 30  # Manhattan distance from the team's centre beyond which a source goes by sector (`_duty`)
 
 
 class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
@@ -56,6 +56,10 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.rng = random.Random(seed)
         self.nav = Navigator(self.skills, self.rng)
         self.nav.sector = own_sector(agent_id, num_agents)
+        self.nav.num_agents = num_agents
+        self.agent_id = agent_id
+        # Which teammate owns each sector direction (`own_sector`): every agent derives the same table.
+        self.owner_of = {d: a for a in range(num_agents) for d in own_sector(a, num_agents)}
         self.role = role_resources(agent_id, num_agents)
         self.claimed: list[str] = []  # far resources found in my sector that I fetch (`_duty`)
         self.self_sufficient = False
@@ -142,32 +146,47 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
     def _duty(self) -> tuple[str, ...]:
         """My share of the recipe in a team: my role's resources, traded for far sources in my sector.
 
-        A source farther than `FAR_SOURCE` from the spawn lies in one teammate's sector (see
-        `frontier.own_sector`; teammates that spawn together agree on the directions): its owner fetches
-        it, so I take the far sources I see in my own sector (up to my role's size) and leave my role's
-        resources whose only known far sources lie in a teammate's sector. Near sources stay with the
-        roles. With the quota filled by my sector, unknown role resources are a teammate's to find. Once
-        every teammate was seen holding its share (`mates_hold_shares`), none of them fetches anything any
-        more, and I leave nothing to them."""
+        A source farther than `FAR_SOURCE` from the team's centre lies in one teammate's sector (see
+        `frontier.own_sector`; counted from `Navigator.centre`, a point every teammate agrees on): its
+        owner fetches it, so I take the far sources I see in my own sector and leave my role's resources
+        whose only known far sources lie in a teammate's sector. A sector owner takes at most its role's
+        size: where more far resources lie in one sector than its owner's role holds (a wide room with the
+        extractors in its corners: all four lie east and west), those resources stay with the roles, for
+        the owner and its teammates alike (a trade both sides cannot agree on sends two agents to one
+        extractor and none to another). Near sources and resource chests stay with the roles. A claim is
+        kept once fetched. Once every teammate was seen holding its share (`mates_hold_shares`), none of
+        them fetches anything any more, and I leave nothing to them."""
         if self.num_agents <= 1 or not self.role:
             return self.role
-        memory, sector = self.nav.memory, self.nav.sector
+        memory, centre = self.nav.memory, self.nav.centre
         quota = len(self.role)
-        theirs: set[str] = set()
+        owners: dict[str, set[int]] = {}
         for resource in rules.RESOURCES:
-            if resource in self.claimed:
-                continue
             if any(memory.stock[c] > 0 for c in memory.known(f"chest_{resource}")):
                 continue  # a stocked chest gives the whole stock at once: the roles split those
             sources = memory.known(f"{resource}_extractor")
-            far = [c for c in sources if abs(c[0] - ORIGIN) + abs(c[1] - ORIGIN) > FAR_SOURCE]
-            if not far or len(far) < len(sources):
+            far = [c for c in sources if abs(c[0] - centre[0]) + abs(c[1] - centre[1]) > FAR_SOURCE]
+            if far and len(far) == len(sources) and all(_on_axis(c, centre) for c in far):
+                owners[resource] = {self.owner_of[direction_of(c, centre)] for c in far}
+        # How many far resources lie in each teammate's sector; a sector holding more than its owner's
+        # role fetches is traded by nobody.
+        load = {
+            agent: sum(1 for held in owners.values() if agent in held) for agent in range(self.num_agents)
+        }
+        fits = {
+            resource: {a for a in agents if load[a] <= len(role_resources(a, self.num_agents))}
+            for resource, agents in owners.items()
+        }
+        self.claimed = [r for r in self.claimed if self.items[RESOURCE_SLOTS[r]] >= HEART_RECIPE[r]]
+        theirs: set[str] = set()
+        for resource, agents in fits.items():
+            if resource in self.claimed or not agents:
                 continue
-            if not any(direction_of(c, (ORIGIN, ORIGIN)) in sector for c in far):
-                if not self.mates_hold_shares:  # else its owner searches nothing any more: mine
-                    theirs.add(resource)
-            elif len(self.claimed) < quota and self.items[RESOURCE_SLOTS[resource]] < HEART_RECIPE[resource]:
-                self.claimed.append(resource)  # kept once fetched: the quota counts what I brought
+            if self.agent_id in agents:
+                if len(self.claimed) < quota:
+                    self.claimed.append(resource)
+            elif not self.mates_hold_shares:  # else its owner searches nothing any more: mine
+                theirs.add(resource)
         duty = list(self.claimed)
         for resource in self.role:
             if len(duty) < quota and resource not in duty and resource not in theirs:
@@ -308,6 +327,13 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         chest = min(chests, key=self.nav.distance)
         vibe = None if self.vibe in DEPOSIT_VIBES else DEFAULT
         return self._use(chest, ("deposit", chest), vibe)
+
+
+def _on_axis(cell: Cell, centre: tuple[float, float]) -> bool:
+    """`cell` lies clearly in one direction from `centre`: its offset along the main axis is at least
+    `AXIS_RATIO` times the offset across it."""
+    dr, dc = abs(cell[0] - centre[0]), abs(cell[1] - centre[1])
+    return max(dr, dc) >= AXIS_RATIO * min(dr, dc)
 
 
 def _move_into(pos: Cell, station: Cell) -> int:

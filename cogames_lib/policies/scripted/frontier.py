@@ -61,7 +61,7 @@ def own_sector(agent_id: int, num_agents: int) -> frozenset[int]:
     return frozenset(d for d in range(4) if d % num_agents == agent_id)
 
 
-def direction_of(cell: Cell, origin: Cell) -> int:
+def direction_of(cell: Cell, origin: tuple[float, float]) -> int:
     """The sector direction index of `cell` as seen from `origin` (ties between axes go north/south)."""
     dr, dc = cell[0] - origin[0], cell[1] - origin[1]
     if abs(dr) >= abs(dc):
@@ -95,9 +95,11 @@ def frontier_target(
     origin: Cell,
     sector: frozenset[int] = ALL_DIRECTIONS,
     blocked: frozenset[Cell] = frozenset(),
+    centre: tuple[float, float] | None = None,
 ) -> tuple[Cell, list[Cell]] | None:
     """The frontier cell of most information per step (see the module docstring) and the path to it; None
-    if no frontier is reachable (everything reachable is known)."""
+    if no frontier is reachable (everything reachable is known). `centre`: the point sectors are counted
+    from (the team's centre, see `Navigator.centre`; default `origin`, the spawn)."""
     r0, r1, c0, c1 = memory.bounds
     r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
     height, width = r1 - r0, c1 - c0
@@ -120,6 +122,10 @@ def frontier_target(
     best_score = 0.0
     best = -1
     orow, ocol = origin[0] - r0, origin[1] - c0
+    crow, ccol = (
+        (origin if centre is None else centre)[0] - r0,
+        (origin if centre is None else centre)[1] - c0,
+    )
     max_gain = VIEW_SIZE * VIEW_SIZE
     while layer and max_gain / (depth + 1 + TRAVEL_OVERHEAD) > best_score:  # the spawn term only adds
         next_layer = []
@@ -138,7 +144,11 @@ def frontier_target(
                     row_t, col_t = divmod(there, width)
                     away = abs(row_t - orow) + abs(col_t - ocol)
                     steps = depth + 1 + TRAVEL_OVERHEAD + ORIGIN_WEIGHT * min(away, ORIGIN_REACH)
-                    if away > SHARED_RADIUS and direction_of((row_t, col_t), (orow, ocol)) not in sector:
+                    if (
+                        sector != ALL_DIRECTIONS
+                        and abs(row_t - crow) + abs(col_t - ccol) > SHARED_RADIUS
+                        and direction_of((row_t, col_t), (crow, ccol)) not in sector
+                    ):
                         steps += SECTOR_PENALTY
                     score = gains[there] / steps
                     if score > best_score + 1e-9 or (abs(score - best_score) <= 1e-9 and there < best):

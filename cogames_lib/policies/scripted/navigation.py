@@ -49,6 +49,11 @@ class Navigator:
         self.giving_way = False  # backing off for a teammate in a corridor (see `_give_way`)
         self.give_way_steps = 0
         self._pending_move: Cell | None = None
+        self.num_agents = 1
+        # The point sectors and far sources are counted from: the centre of the team's spawns when every
+        # teammate is in view at the first step, else my own spawn (see `_see_team`).
+        self.centre: tuple[float, float] = (float(ORIGIN), float(ORIGIN))
+        self._first_view = True
         self._fields: dict[str, tuple[object, DistanceField]] = {}
 
     # -- perception ------------------------------------------------------------------------------
@@ -67,6 +72,22 @@ class Navigator:
             self.path = []  # the move failed or used a station: the plan is stale
         self._pending_move = None
         self.memory.update(grid, *self.pos)
+        if self._first_view:
+            self._first_view = False
+            self._see_team()
+
+    def _see_team(self) -> None:
+        """Teammates spawn close together, a few cells apart. Sectors counted from each one's own spawn
+        disagree for a source near a diagonal (two teammates then both fetch it, or neither). When every
+        teammate is in view at the first step, every one of them sees the same spawns, so the centre of
+        all spawns is one point they all agree on, whatever the agent: sectors are counted from there."""
+        others = list(self.memory.agents)
+        if self.num_agents > 1 and len(others) == self.num_agents - 1:
+            cells = [self.pos, *others]
+            self.centre = (
+                sum(c[0] for c in cells) / len(cells),
+                sum(c[1] for c in cells) / len(cells),
+            )
 
     def moved(self, action: int) -> int:
         """Record an outgoing action (so the next observation can dead-reckon it) and return it."""
@@ -193,7 +214,7 @@ class Navigator:
         memory = self.memory
         if self.skills.pathfinding:
             # Teammates do not block the choice (they move on; go_to waits or goes round them).
-            found = frontier_target(memory, self.pos, (ORIGIN, ORIGIN), sector)
+            found = frontier_target(memory, self.pos, (ORIGIN, ORIGIN), sector, centre=self.centre)
             if found is None:
                 return None
             target, path = found

@@ -1,0 +1,61 @@
+"""Write `data/cvc_tiers/`'s tables (and the difficulty figure) from a tier sweep's output folder.
+
+Run the tier sweep (docs/cvc_variants.md, "The tier sweep"), then
+`python benchmarks/cvc_tier_tables.py OUT data/cvc_tiers --figure docs/cvc_hard_pass_by_difficulty.png`:
+- `pass_rates.csv`: `summarise(episodes, by=[tier, policy, num_agents])` (Wilson 95% intervals);
+- `scripted_failures.csv`: scripted's failed episodes;
+- `hard_instances.csv`: `sweep.instances.instances_frame(OUT)` (each hard episode's bound / budget);
+- `difficulty.csv`: `sweep.difficulty.difficulty_table(episodes, instances)`.
+Rates are rounded to 4 places; every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pandas as pd
+
+from cogames_lib import io
+from cogames_lib.sweep.difficulty import difficulty_table
+from cogames_lib.sweep.instances import instances_frame
+from cogames_lib.sweep.summary import summarise
+
+PASS_COLUMNS = ["tier", "policy", "num_agents", "n", "successes", "rate", "ci_low", "ci_high", "timed_out",
+                "run_errors"]  # fmt: skip
+FAILURE_COLUMNS = ["diagnostic", "num_agents", "seed", "episode_seed", "status", "steps", "max_steps"]
+INSTANCE_COLUMNS = ["policy", "diagnostic", "num_agents", "seed", "episode_seed", "bound", "max_steps",
+                    "bound_share"]  # fmt: skip
+DIFFICULTY_COLUMNS = ["policy", "share_bin", "n", "successes", "rate", "ci_low", "ci_high"]
+RATES = ["rate", "ci_low", "ci_high"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="the tier sweep's output folder")
+    parser.add_argument("dest", type=Path, help="where the tables go (data/cvc_tiers)")
+    parser.add_argument("--figure", type=Path, default=None, help="also draw the difficulty figure here")
+    args = parser.parse_args()
+    episodes = pd.read_parquet(args.out / "episodes.parquet")
+    instances = instances_frame(args.out)
+    passes = summarise(episodes, by=["tier", "policy", "num_agents"])[PASS_COLUMNS]
+    failures = episodes[(episodes.policy == "scripted") & ~episodes.success.astype(bool)][FAILURE_COLUMNS]
+    hard = instances[INSTANCE_COLUMNS].assign(bound_share=lambda f: f.bound_share.round(4))
+    difficulty = difficulty_table(episodes, instances)[DIFFICULTY_COLUMNS]
+    for name, frame in (("pass_rates", passes), ("scripted_failures", failures),
+                        ("hard_instances", hard), ("difficulty", difficulty)):  # fmt: skip
+        rounded = frame.round({column: 4 for column in RATES if column in frame.columns})
+        io.write_with(args.dest / f"{name}.csv", lambda path, f=rounded: f.to_csv(path, index=False))
+    print(passes.to_string(index=False))
+    print(f"{len(failures)} scripted failures of {len(episodes)} episodes")
+    if args.figure is not None:
+        from cogames_lib.plots.difficulty import difficulty_rates
+
+        figure = difficulty_rates(difficulty)
+        io.write_with(
+            args.figure, lambda path: figure.savefig(path, dpi=100, bbox_inches="tight", format="png")
+        )
+
+
+if __name__ == "__main__":
+    main()
