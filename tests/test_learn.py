@@ -164,8 +164,12 @@ def test_the_train_command_takes_collect_workers(tmp_path: Path, capsys: pytest.
         "1",
         "--quiet",
     ]
-    assert main([*arguments, "--out", str(tmp_path / "run"), "--collect-workers", "2"]) == 0
-    assert json.loads((tmp_path / "run" / RUN_FILE).read_text())["config"]["collect_workers"] == 2
+    assert (
+        main([*arguments, "--out", str(tmp_path / "run"), "--collect-workers", "2", "--assembly", "0.5"]) == 0
+    )
+    config = json.loads((tmp_path / "run" / RUN_FILE).read_text())["config"]
+    assert config["collect_workers"] == 2
+    assert config["shaping"] == ShapingConfig(assembly=0.5).to_dict()
     assert main([*arguments, "--out", str(tmp_path / "bad"), "--collect-workers", "8"]) == 2
     assert "collect_workers: at most one per world (7), got 8" in capsys.readouterr().err
 
