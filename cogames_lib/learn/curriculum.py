@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -82,12 +83,14 @@ NO_SHAPING = ShapingConfig(novelty=0.0, pickup=0.0, assembly=0.0)
 
 # The heart's chain, step by step (see the module docstring). `heart_a` and a deposit vibe exclude each other,
 # so phi is at most 0.5 (0.3 + 0.2), below the success reward.
-ASSEMBLY_POTENTIAL: dict[str, float] = {
-    "heart_a_with_recipe": 0.1,
-    "heart_a_beside_assembler": 0.1,
-    "world_holds_heart": 0.3,
-    "holds_heart_deposit_vibe": 0.2,
-}
+ASSEMBLY_POTENTIAL: MappingProxyType[str, float] = MappingProxyType(
+    {
+        "heart_a_with_recipe": 0.1,
+        "heart_a_beside_assembler": 0.1,
+        "world_holds_heart": 0.3,
+        "holds_heart_deposit_vibe": 0.2,
+    }
+)
 _RECIPE_ITEMS = [rules.ITEM_INDEX[resource] for resource in rules.RESOURCES]
 _DEPOSIT_VIBES = [rules.VIBE_INDEX[vibe] for vibe in sorted(rules.HEART_CHEST_DEPOSIT_VIBES)]
 # The assembler channel of the four cells next to the agent (north, south, west, east).
