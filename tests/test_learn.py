@@ -172,6 +172,8 @@ def test_the_train_command_takes_collect_workers(tmp_path: Path, capsys: pytest.
     assert config["shaping"] == ShapingConfig(assembly=0.5).to_dict()
     assert main([*arguments, "--out", str(tmp_path / "bad"), "--collect-workers", "8"]) == 2
     assert "collect_workers: at most one per world (7), got 8" in capsys.readouterr().err
+    assert main([*arguments, "--out", str(tmp_path / "bad"), "--assembly", "-1"]) == 2
+    assert "shaping: assembly must be >= 0, got -1.0" in capsys.readouterr().err
 
 
 def test_training_seeds_never_overlap_evaluation_seeds() -> None:

@@ -69,6 +69,11 @@ class ShapingConfig:
     pickup: float = 0.05
     assembly: float = 1.0
 
+    def __post_init__(self) -> None:
+        for name, value in asdict(self).items():
+            if not value >= 0:  # also refuses NaN
+                raise ParameterError(f"shaping: {name} must be >= 0, got {value}")
+
     def to_dict(self) -> dict[str, float]:
         return asdict(self)
 
