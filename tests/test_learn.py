@@ -13,7 +13,14 @@ import torch
 from cogames_lib.cvc.batch import WorldBatch, WorldSpec
 from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic, make_env
 from cogames_lib.errors import DataFileError, ParameterError, PolicyLoadError, UnknownNameError
-from cogames_lib.learn.curriculum import NO_SHAPING, TRAINING_SEED_BASE, Curriculum, Shaper, ShapingConfig
+from cogames_lib.learn.curriculum import (
+    NO_SHAPING,
+    SUCCESS_MEMORY,
+    TRAINING_SEED_BASE,
+    Curriculum,
+    Shaper,
+    ShapingConfig,
+)
 from cogames_lib.learn.ppo import PPOConfig, checkpoint_steps, train_seed
 from cogames_lib.learn.runs import RUN_FILE, run_checkpoints, train_run
 from cogames_lib.policies import resolve_policy
@@ -165,11 +172,12 @@ def test_the_train_command_takes_collect_workers(tmp_path: Path, capsys: pytest.
         "--quiet",
     ]
     assert (
-        main([*arguments, "--out", str(tmp_path / "run"), "--collect-workers", "2", "--assembly", "0.5"]) == 0
-    )
+        main([*arguments, "--out", str(tmp_path / "run"), "--collect-workers", "2", "--assembly", "0.5",
+              "--novelty-gate"]) == 0
+    )  # fmt: skip
     config = json.loads((tmp_path / "run" / RUN_FILE).read_text())["config"]
     assert config["collect_workers"] == 2
-    assert config["shaping"] == ShapingConfig(assembly=0.5).to_dict()
+    assert config["shaping"] == ShapingConfig(assembly=0.5, novelty_gate=True).to_dict()
     assert main([*arguments, "--out", str(tmp_path / "bad"), "--collect-workers", "8"]) == 2
     assert "collect_workers: at most one per world (7), got 8" in capsys.readouterr().err
     assert main([*arguments, "--out", str(tmp_path / "bad"), "--assembly", "-1"]) == 2
@@ -226,6 +234,29 @@ def test_shaping_is_switchable_and_counts_new_cells_and_items() -> None:
     assert shaper.rewards(batch, 100).tolist() == [0.0, 0.0]
     batch.items[1, 2] = 5
     assert shaper.rewards(batch, 100).tolist() == [0.0, 0.25]
+
+
+def test_gated_novelty_follows_each_task_s_unsolved_rate_not_the_step_count() -> None:
+    """--novelty-gate: each slot's bonus is scaled by 1 - its task's success, and grows (not anneals) with steps."""
+    curriculum = Curriculum(["chest_deposit_near", "chorus_pair"], [1, 2], run_seed=0)
+    specs = [curriculum.next_episode(world)[0] for world in (0, 1)]
+    for _ in range(40):
+        curriculum.record("diagnostic_chest_deposit_near", 1, True)
+    unsolved = curriculum.unsolved(specs, np.array([0, 1, 1]))
+    solved = 1.0 - (1.0 - SUCCESS_MEMORY) ** 40
+    assert unsolved == pytest.approx([1.0 - solved, 1.0, 1.0])
+    batch = _shaping_batch([5, 6], np.zeros((2, 6), np.int64), [False, False])
+    gated = ShapingConfig(novelty=0.5, novelty_until=100, novelty_gate=True, pickup=0.0, assembly=0.0)
+    shaper = Shaper(gated, 0.99, batch)
+    assert shaper.rewards(batch, 0, np.array([0.25, 1.0], np.float32)).tolist() == [0.125, 0.5]
+    batch.positions[:] = [6, 9]  # cell 6 is new to slot 0; cell 9 to slot 1
+    assert shaper.rewards(batch, 50, np.array([1.0, 0.0], np.float32)).tolist() == [0.75, 0.0]
+    batch.positions[:] = [8, 10]
+    assert shaper.rewards(batch, 10_000, np.array([1.0, 0.5], np.float32)).tolist() == [1.0, 0.5]  # grown 2x
+    assert gated.novelty_at(10**9) == 2 * gated.novelty == 2 * replace(gated, novelty_until=0).novelty_at(5)
+    batch.positions[:] = [7, 8]
+    with pytest.raises(ParameterError, match="novelty_gate needs"):
+        shaper.rewards(batch, 10_000)
 
 
 def test_assembly_potential_rewards_each_step_of_the_heart_chain_once() -> None:

@@ -40,6 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--hidden", type=int, default=None, help="hidden units")
     train.add_argument("--no-shaping", action="store_true", help="train on the success reward alone")
     train.add_argument("--novelty", type=float, default=None, help="bonus per newly visited cell")
+    train.add_argument("--novelty-until", type=int, default=None, metavar="STEPS",
+                       help="agent-steps by which the novelty bonus has annealed to 0 (gated: grown to its peak)")  # fmt: skip
+    train.add_argument("--novelty-gate", action="store_true",
+                       help="scale the novelty bonus per task by 1 - its recent success and grow it "
+                       "instead of annealing it")  # fmt: skip
     train.add_argument("--pickup", type=float, default=None, help="bonus per new item high in an episode")
     train.add_argument("--assembly", type=float, default=None,
                        help="scale of the heart chain's potential-based shaping (0 switches it off)")  # fmt: skip
@@ -77,6 +82,10 @@ def handle_train(args: argparse.Namespace) -> int:
     shaping = NO_SHAPING if args.no_shaping else ShapingConfig()
     if args.novelty is not None:
         shaping = replace(shaping, novelty=args.novelty)
+    if args.novelty_until is not None:
+        shaping = replace(shaping, novelty_until=args.novelty_until)
+    if args.novelty_gate:
+        shaping = replace(shaping, novelty_gate=True)
     if args.pickup is not None:
         shaping = replace(shaping, pickup=args.pickup)
     if args.assembly is not None:

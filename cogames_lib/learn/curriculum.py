@@ -16,8 +16,16 @@ it off):
 - team success: the engine rewards the agent that deposits the heart; training gives that reward to every
   agent of the world (a chorus partner's part in the success is rewarded too);
 - novelty: `novelty` per cell an agent enters for the first time in its episode, annealed linearly to 0 at
-  `novelty_until` agent-steps of training (by steps, not by the run's length: a shorter run is a prefix). A quick trial's 0.02 per cell outbid the deposit in `chest_deposit_near`
-  (about 100 new cells = 2.0 > 1.0); 0.005 caps a typical episode's novelty well below the success reward;
+  `novelty_until` agent-steps of training (by steps, not by the run's length: a shorter run is a prefix).
+  A quick trial's 0.02 per cell outbid the deposit in `chest_deposit_near` (about 100 new cells = 2.0 >
+  1.0); 0.005 caps a typical episode's novelty well below the success reward. With `novelty_gate` the
+  bonus is not annealed by steps but scaled, per slot, by `1 - recent success` of the task its world plays
+  (`Curriculum.unsolved`), and grows linearly from `novelty` to `NOVELTY_GATE_GROWTH` times it at
+  `novelty_until`: exploration stays on where a task is not solved yet, for as long as it is not, goes away
+  where it is (a solved deposit is no longer outbid), and pulls harder where nothing has been found (in
+  trials a constant 0.01 from the start taught the far chests and the charger but stopped the assembler
+  being learned in an open room, where wandering earns more novelty than the heart chain pays; 0.005
+  taught the assembler but not every far chest: docs/cvc_learned.md, "Recipe trials");
 - pickup: `pickup` each time an agent holds more of an item than ever before in its episode (an
   extraction, a withdrawal, an assembled heart or decoder); seeded items count as already held;
 - assembly: potential-based shaping (Ng, Harada and Russell 1999: `F = gamma * phi(s') - phi(s)`, which
@@ -50,6 +58,9 @@ TRAINING_SEED_BASE = 2**SEED_BITS
 AGENT_COUNTS: tuple[int, ...] = (1, 2, 4)
 SOLVED_WEIGHT_DROP = 0.75
 SUCCESS_MEMORY = 0.05  # the recent success rate is an exponential average over finished episodes
+# The gated novelty bonus grows to this multiple of `novelty` (module docstring, "novelty"): tasks that a
+# small bonus lets PPO solve are solved first; where nothing is found the pull to explore grows.
+NOVELTY_GATE_GROWTH = 2.0
 
 
 def training_seed(run_seed: int, world: int, episode: int) -> int:
@@ -66,6 +77,7 @@ def default_curriculum() -> tuple[str, ...]:
 class ShapingConfig:
     novelty: float = 0.005
     novelty_until: int = 1_500_000
+    novelty_gate: bool = False
     pickup: float = 0.05
     assembly: float = 1.0
 
@@ -78,10 +90,15 @@ class ShapingConfig:
         return asdict(self)
 
     def novelty_at(self, steps_done: int) -> float:
-        """The novelty bonus after `steps_done` agent-steps of training (linear to 0 at `novelty_until`)."""
+        """The novelty bonus after `steps_done` agent-steps of training: linear to 0 at `novelty_until`, or,
+        gated, linear from `novelty` up to `NOVELTY_GATE_GROWTH` times it at `novelty_until` (the gate then
+        scales it per task by `Curriculum.unsolved`)."""
         if self.novelty_until <= 0:
-            return 0.0
-        return self.novelty * max(0.0, 1.0 - steps_done / self.novelty_until)
+            return self.novelty if self.novelty_gate else 0.0
+        progress = min(1.0, steps_done / self.novelty_until)
+        if self.novelty_gate:
+            return self.novelty * (1.0 + (NOVELTY_GATE_GROWTH - 1.0) * progress)
+        return self.novelty * (1.0 - progress)
 
 
 NO_SHAPING = ShapingConfig(novelty=0.0, pickup=0.0, assembly=0.0)
@@ -162,6 +179,12 @@ class Curriculum:
         self.episodes[world] += 1
         return spec, seed
 
+    def unsolved(self, specs: Sequence[WorldSpec], slot_world: np.ndarray) -> np.ndarray:
+        """`1 - recent success` of the task each slot's world plays (`specs[world]`), per slot."""
+        counts = self.agent_counts
+        rates = [1.0 - self.success[(spec.key, counts[w])] for w, spec in enumerate(specs)]
+        return np.asarray(rates, np.float32)[slot_world]
+
     def record(self, key: str, num_agents: int, success: bool) -> None:
         previous = self.success[(key, num_agents)]
         self.success[(key, num_agents)] = previous + SUCCESS_MEMORY * (float(success) - previous)
@@ -176,20 +199,27 @@ class Shaper:
         self.item_high = batch.selves[:, : len(rules.ITEMS)].astype(np.int64)
         self.potential = assembly_potential(batch)
 
-    def rewards(self, batch: SlotArrays, steps_done: int) -> np.ndarray:
+    def rewards(self, batch: SlotArrays, steps_done: int, unsolved: np.ndarray | None = None) -> np.ndarray:
         """Shaping for the step `batch` just took; then the slots whose episode ended start afresh.
 
         Reads `positions`, `items` (after the action, before a reset) and `done`, and the current
-        observations `selves`/`grids` (a finished slot's show its next episode's start)."""
+        observations `selves`/`grids` (a finished slot's show its next episode's start). With
+        `novelty_gate`, `unsolved` (per slot, `Curriculum.unsolved` of the episode the step belonged to)
+        scales the novelty bonus."""
         done = batch.done
         bonus = np.zeros(batch.num_slots, np.float32)
         novelty = self.config.novelty_at(steps_done)
         if novelty > 0:
+            scale = np.ones(batch.num_slots, np.float32)
+            if self.config.novelty_gate:
+                if unsolved is None:
+                    raise ParameterError("shaping: novelty_gate needs each slot's unsolved rate")
+                scale = unsolved
             for slot, position in enumerate(batch.positions.tolist()):
                 seen = self.visited[slot]
                 if position not in seen:
                     seen.add(position)
-                    bonus[slot] += novelty
+                    bonus[slot] += novelty * scale[slot]
         if self.config.pickup > 0:
             bonus += self.config.pickup * (batch.items > self.item_high).sum(axis=1)
             np.maximum(self.item_high, batch.items, out=self.item_high)

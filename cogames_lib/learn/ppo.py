@@ -190,11 +190,16 @@ class SeedTrainer:
             grid_list.append(rows)
             count_list.append(np.diff(np.append(offsets, len(rows))))
             self_rows[t], actions[t], log_probs[t] = current_self, action, log_prob.cpu().numpy()
+            unsolved = (  # of the episodes this step belongs to: read before the auto-resets
+                self.curriculum.unsolved(batch.specs, batch.slot_world)
+                if config.shaping.novelty_gate
+                else None
+            )
             for episode in batch.step(action):
                 self.curriculum.record(episode.key, episode.num_agents, episode.success)
                 self.finished.append((episode.key, episode.num_agents, episode.success))
             team = np.add.reduceat(batch.rewards, batch.first_slot)[batch.slot_world]
-            shaped = self.shaper.rewards(batch, self.steps + t * slots)
+            shaped = self.shaper.rewards(batch, self.steps + t * slots, unsolved)
             rewards[t] = team + shaped
             dones[t] = batch.done
             self.restart = batch.done.copy()
