@@ -47,7 +47,7 @@ def train_run(
 
     The seeds take turns, one update each, so they advance together. With `time_limit_s`, training stops
     before a round that would end past the limit (every seed then gets a final checkpoint at the same step;
-    `run.json` says `stopped_by_time_limit`). Because the learning rate is constant and the shaping anneals
+    `run.json` says `stopped_by_time_limit`). Because the learning rate is constant and the shaping changes
     by steps, such a run is the prefix of the planned one: `--steps <steps done>` repeats its final
     checkpoints exactly.
     """
