@@ -135,10 +135,12 @@ def test_same_seed_same_numbers_other_seed_other_numbers() -> None:
 
 def test_collection_workers_do_not_change_the_numbers() -> None:
     """The same log (losses, training-episode successes) and weights with the worlds stepped in this process
-    and in 2 worker processes, across auto-resets (the short diagnostics end within the run)."""
+    and in 2 worker processes, across auto-resets (the short diagnostics end within the run); the gated
+    novelty reads each world's task from either batch."""
     results = []
     for workers in (1, 2):
-        config = replace(TINY, total_steps=4_000, collect_workers=workers)
+        gated = ShapingConfig(novelty_gate=True)
+        config = replace(TINY, total_steps=4_000, collect_workers=workers, shaping=gated)
         saved: dict[int, dict] = {}
         result = train_seed(
             config, 6, on_checkpoint=lambda step, state, saved=saved: saved.update({step: state})
