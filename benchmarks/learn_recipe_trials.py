@@ -47,7 +47,9 @@ def main() -> None:
     args = parser.parse_args()
     config = PPOConfig(total_steps=args.steps, worlds=tuple(args.worlds),
                        curriculum=tuple(f"diagnostic_{name}" for name in args.diagnostics),
-                       shaping=ShapingConfig(assembly=args.assembly))  # fmt: skip
+                       # the documented trials ran with the novelty annealed to 0 at 1.5M (no gate)
+                       shaping=ShapingConfig(assembly=args.assembly, novelty_gate=False,
+                                             novelty_until=1_500_000))  # fmt: skip
     trainer = SeedTrainer(config, args.seed)
     if args.move_prior:
         import torch

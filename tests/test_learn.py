@@ -139,8 +139,7 @@ def test_collection_workers_do_not_change_the_numbers() -> None:
     novelty reads each world's task from either batch."""
     results = []
     for workers in (1, 2):
-        gated = ShapingConfig(novelty_gate=True)
-        config = replace(TINY, total_steps=4_000, collect_workers=workers, shaping=gated)
+        config = replace(TINY, total_steps=4_000, collect_workers=workers)  # the gated novelty by default
         saved: dict[int, dict] = {}
         result = train_seed(
             config, 6, on_checkpoint=lambda step, state, saved=saved: saved.update({step: state})
@@ -175,11 +174,12 @@ def test_the_train_command_takes_collect_workers(tmp_path: Path, capsys: pytest.
     ]
     assert (
         main([*arguments, "--out", str(tmp_path / "run"), "--collect-workers", "2", "--assembly", "0.5",
-              "--novelty-gate"]) == 0
+              "--no-novelty-gate", "--novelty-until", "1500000"]) == 0
     )  # fmt: skip
     config = json.loads((tmp_path / "run" / RUN_FILE).read_text())["config"]
     assert config["collect_workers"] == 2
-    assert config["shaping"] == ShapingConfig(assembly=0.5, novelty_gate=True).to_dict()
+    annealed = ShapingConfig(assembly=0.5, novelty_gate=False, novelty_until=1_500_000)
+    assert config["shaping"] == annealed.to_dict() != ShapingConfig(assembly=0.5).to_dict()
     assert main([*arguments, "--out", str(tmp_path / "bad"), "--collect-workers", "8"]) == 2
     assert "collect_workers: at most one per world (7), got 8" in capsys.readouterr().err
     assert main([*arguments, "--out", str(tmp_path / "bad"), "--assembly", "-1"]) == 2
@@ -220,7 +220,8 @@ def test_shaping_is_switchable_and_counts_new_cells_and_items() -> None:
     off = Shaper(NO_SHAPING, 0.99, batch)
     assert off.rewards(batch, 0).tolist() == [0.0, 0.0]
     batch.items[:] = 0
-    shaper = Shaper(ShapingConfig(novelty=0.5, novelty_until=100, pickup=0.25, assembly=0.0), 0.99, batch)
+    annealed = ShapingConfig(novelty=0.5, novelty_until=100, novelty_gate=False, pickup=0.25, assembly=0.0)
+    shaper = Shaper(annealed, 0.99, batch)
     batch.items[0, 1] = 3
     assert shaper.rewards(batch, 0).tolist() == [0.75, 0.5]
     batch.positions[:] = [5, 7]

@@ -42,9 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--novelty", type=float, default=None, help="bonus per newly visited cell")
     train.add_argument("--novelty-until", type=int, default=None, metavar="STEPS",
                        help="agent-steps by which the novelty bonus has annealed to 0 (gated: grown to its peak)")  # fmt: skip
-    train.add_argument("--novelty-gate", action="store_true",
+    train.add_argument("--novelty-gate", action=argparse.BooleanOptionalAction, default=None,
                        help="scale the novelty bonus per task by 1 - its recent success and grow it "
-                       "instead of annealing it")  # fmt: skip
+                       "(the default), or anneal it to 0 (--no-novelty-gate)")  # fmt: skip
     train.add_argument("--pickup", type=float, default=None, help="bonus per new item high in an episode")
     train.add_argument("--assembly", type=float, default=None,
                        help="scale of the heart chain's potential-based shaping (0 switches it off)")  # fmt: skip
@@ -84,8 +84,8 @@ def handle_train(args: argparse.Namespace) -> int:
         shaping = replace(shaping, novelty=args.novelty)
     if args.novelty_until is not None:
         shaping = replace(shaping, novelty_until=args.novelty_until)
-    if args.novelty_gate:
-        shaping = replace(shaping, novelty_gate=True)
+    if args.novelty_gate is not None:
+        shaping = replace(shaping, novelty_gate=args.novelty_gate)
     if args.pickup is not None:
         shaping = replace(shaping, pickup=args.pickup)
     if args.assembly is not None:

@@ -15,11 +15,12 @@ Shaping (training only; `cogames_lib.sweep` never sees it; `ShapingConfig(novelt
 it off):
 - team success: the engine rewards the agent that deposits the heart; training gives that reward to every
   agent of the world (a chorus partner's part in the success is rewarded too);
-- novelty: `novelty` per cell an agent enters for the first time in its episode, annealed linearly to 0 at
-  `novelty_until` agent-steps of training (by steps, not by the run's length: a shorter run is a prefix).
-  A quick trial's 0.02 per cell outbid the deposit in `chest_deposit_near` (about 100 new cells = 2.0 >
-  1.0); 0.005 caps a typical episode's novelty well below the success reward. With `novelty_gate` the
-  bonus is not annealed by steps but scaled, per slot, by `1 - recent success` of the task its world plays
+- novelty: `novelty` per cell an agent enters for the first time in its episode. Without `novelty_gate` it
+  is annealed linearly to 0 at `novelty_until` agent-steps of training (by steps, not by the run's length: a
+  shorter run is a prefix; the earlier default, with `novelty_until` 1.5M). A quick trial's 0.02 per cell
+  outbid the deposit in `chest_deposit_near` (about 100 new cells = 2.0 > 1.0); 0.005 caps a typical
+  episode's novelty well below the success reward. With `novelty_gate` (the default) the bonus is not
+  annealed by steps but scaled, per slot, by `1 - recent success` of the task its world plays
   (`Curriculum.unsolved`), and grows linearly from `novelty` to `NOVELTY_GATE_GROWTH` times it at
   `novelty_until`: exploration stays on where a task is not solved yet, for as long as it is not, goes away
   where it is (a solved deposit is no longer outbid), and pulls harder where nothing has been found (in
@@ -76,8 +77,8 @@ def default_curriculum() -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ShapingConfig:
     novelty: float = 0.005
-    novelty_until: int = 1_500_000
-    novelty_gate: bool = False
+    novelty_until: int = 3_000_000
+    novelty_gate: bool = True
     pickup: float = 0.05
     assembly: float = 1.0
 
