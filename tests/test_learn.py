@@ -21,7 +21,7 @@ from cogames_lib.learn.curriculum import (
     Shaper,
     ShapingConfig,
 )
-from cogames_lib.learn.ppo import PPOConfig, checkpoint_steps, train_seed
+from cogames_lib.learn.ppo import PPOConfig, SeedTrainer, checkpoint_steps, train_seed
 from cogames_lib.learn.runs import RUN_FILE, run_checkpoints, train_run
 from cogames_lib.policies import resolve_policy
 from cogames_lib.policies.learned import (
@@ -156,6 +156,41 @@ def test_collection_workers_do_not_change_the_numbers() -> None:
         replace(TINY, collect_workers=12)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_gate_reads_the_task_each_step_belongs_to(workers: int) -> None:
+    """In a rollout the gate scales each slot's novelty by 1 - the success rate of the episode that step
+    belongs to: read before the step's auto-resets (a finished world's next task has another rate) and the
+    same through the in-process and the multi-process batch."""
+    tasks = ("chest_deposit_near", "assemble_seeded_near")  # budgets 250 and 50: worlds restart mid-rollout
+    config = replace(TINY, worlds=(8, 0, 0), rollout_steps=120, curriculum=tasks, collect_workers=workers)
+    trainer = SeedTrainer(config, 5)
+    try:
+        trainer.curriculum.success[("diagnostic_chest_deposit_near", 1)] = 0.9
+        trainer.curriculum.success[("diagnostic_assemble_seeded_near", 1)] = 0.5  # each end moves it
+        expected: list[list[float]] = []
+        seen: list[list[float]] = []
+        step, rewards = trainer.batch.step, trainer.shaper.rewards
+
+        def spied_step(actions: np.ndarray) -> list:
+            rates = trainer.curriculum.success
+            expected.append([1.0 - rates[(spec.key, 1)] for spec in trainer.batch.specs])
+            return step(actions)
+
+        def spied_rewards(batch: object, steps: int, unsolved: np.ndarray | None = None) -> np.ndarray:
+            assert unsolved is not None
+            seen.append(unsolved.tolist())
+            return rewards(batch, steps, unsolved)  # type: ignore[arg-type]
+
+        trainer.batch.step = spied_step  # type: ignore[method-assign]
+        trainer.shaper.rewards = spied_rewards  # type: ignore[method-assign]
+        trainer.update()
+    finally:
+        trainer.close()
+    assert len(seen) == 120
+    np.testing.assert_allclose(np.array(seen), np.array(expected), rtol=1e-6)
+    assert len({tuple(np.round(row, 6)) for row in seen}) > 2  # both tasks, rates that change as episodes end
+
+
 def test_the_train_command_takes_collect_workers(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     from cogames_lib.cli import main
 
@@ -180,6 +215,11 @@ def test_the_train_command_takes_collect_workers(tmp_path: Path, capsys: pytest.
     assert config["collect_workers"] == 2
     annealed = ShapingConfig(assembly=0.5, novelty_gate=False, novelty_until=1_500_000)
     assert config["shaping"] == annealed.to_dict() != ShapingConfig(assembly=0.5).to_dict()
+    assert main([*arguments, "--out", str(tmp_path / "gated"), "--novelty-until", "2000000"]) == 0
+    gated = json.loads((tmp_path / "gated" / RUN_FILE).read_text())["config"]["shaping"]
+    assert gated == ShapingConfig(novelty_until=2_000_000).to_dict() and gated["novelty_gate"] is True
+    assert main([*arguments, "--out", str(tmp_path / "no"), "--no-shaping", "--novelty-gate"]) == 0
+    assert json.loads((tmp_path / "no" / RUN_FILE).read_text())["config"]["shaping"]["novelty_gate"] is True
     assert main([*arguments, "--out", str(tmp_path / "bad"), "--collect-workers", "8"]) == 2
     assert "collect_workers: at most one per world (7), got 8" in capsys.readouterr().err
     assert main([*arguments, "--out", str(tmp_path / "bad"), "--assembly", "-1"]) == 2
@@ -372,7 +412,7 @@ def test_the_policy_stacks_frames_like_the_trainer(tmp_path: Path) -> None:
 
 
 def test_a_time_limited_run_is_a_prefix_of_the_planned_run(tmp_path: Path) -> None:
-    """Constant learning rate and step-based annealing: the checkpoint after one rollout of a two-rollout
+    """Constant learning rate, shaping by steps done and the run's own history: the checkpoint after one rollout of a two-rollout
     run equals the final checkpoint of a one-rollout run; a zero time limit stops at step 0 for every seed."""
     one_rollout = replace(TINY, total_steps=1)
     size = sum(n * w for n, w in zip((1, 2, 4), TINY.worlds, strict=True)) * TINY.rollout_steps

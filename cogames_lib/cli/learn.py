@@ -41,10 +41,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--no-shaping", action="store_true", help="train on the success reward alone")
     train.add_argument("--novelty", type=float, default=None, help="bonus per newly visited cell")
     train.add_argument("--novelty-until", type=int, default=None, metavar="STEPS",
-                       help="agent-steps by which the novelty bonus has annealed to 0 (gated: grown to its peak)")  # fmt: skip
+                       help="agent-steps by which the gated novelty bonus has grown to twice --novelty "
+                       "(default 3000000), or, with --no-novelty-gate, annealed to 0")  # fmt: skip
     train.add_argument("--novelty-gate", action=argparse.BooleanOptionalAction, default=None,
                        help="scale the novelty bonus per task by 1 - its recent success and grow it "
-                       "(the default), or anneal it to 0 (--no-novelty-gate)")  # fmt: skip
+                       "(the default), or anneal it to 0 (--no-novelty-gate; the earlier default also "
+                       "had --novelty-until 1500000)")  # fmt: skip
     train.add_argument("--pickup", type=float, default=None, help="bonus per new item high in an episode")
     train.add_argument("--assembly", type=float, default=None,
                        help="scale of the heart chain's potential-based shaping (0 switches it off)")  # fmt: skip

@@ -102,7 +102,7 @@ class ShapingConfig:
         return self.novelty * (1.0 - progress)
 
 
-NO_SHAPING = ShapingConfig(novelty=0.0, pickup=0.0, assembly=0.0)
+NO_SHAPING = ShapingConfig(novelty=0.0, novelty_gate=False, pickup=0.0, assembly=0.0)
 
 # The heart's chain, step by step (see the module docstring). `heart_a` and a deposit vibe exclude each other,
 # so phi is at most 0.5 (0.3 + 0.2), below the success reward.

@@ -112,8 +112,10 @@ def _gather_bags(rows: np.ndarray, starts: np.ndarray, counts: np.ndarray, chose
 class SeedTrainer:
     """One training seed: `update()` runs one rollout of every slot and the PPO epochs on it.
 
-    The learning rate is constant and the shaping anneals by agent-steps done, so training for S steps is
-    exactly the first S steps of a longer run (a run cut short at a deadline is a prefix of the planned one).
+    The learning rate is constant and the shaping depends only on the agent-steps done and on the run's own
+    history (the gated novelty reads the curriculum's success rates), never on the planned length, so
+    training for S steps is exactly the first S steps of a longer run (a run cut short at a deadline is a
+    prefix of the planned one).
     """
 
     def __init__(self, config: PPOConfig, seed: int, device: str = "cpu") -> None:
