@@ -37,6 +37,7 @@ class AssemblerHost(Protocol):
     chorus_size: int  # agents the heart protocol needs (1 without the chorus skill)
     failed_uses: int  # uses in a row that did not succeed
     search_steps: int  # steps spent searching for a resource never seen
+    incomplete_steps: int  # steps standing in the ring while the chorus is incomplete
     self_sufficient: bool  # gathering every input alone instead of waiting for teammates
 
     def _use(self, station: Cell, key: object, vibe: int | None, use_cost: int = 0) -> int: ...
@@ -72,6 +73,7 @@ class AssemblerBehaviour(AssemblerHost):
             self.yielded -= 1
         if nav.pos not in ring or (nav.pos not in ring[:4] and free_orthogonal and not self.yielded):
             self.full_chorus_steps = 0
+            self.incomplete_steps = 0
             if self.skills.chorus and self.vibe != HEART_A and nav.distance(assembler) > 2:
                 return vibe_action(HEART_A)
             if not self.skills.chorus and self.vibe != DEFAULT:
@@ -99,6 +101,7 @@ class AssemblerBehaviour(AssemblerHost):
             return vibe_action(HEART_A)
         showing = 1 + sum(1 for v in others if v == HEART_A)
         if showing != self.chorus_size:
+            self.incomplete_steps += 1
             return rules.NOOP
         if nav.distance(assembler) == 1:
             self._chorus_use = True
