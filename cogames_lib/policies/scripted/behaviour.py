@@ -45,6 +45,7 @@ FAR_SOURCE = 30  # Manhattan distance from the team's centre beyond which a sour
 HELP_AFTER = 8  # steps waiting in an incomplete chorus before a one-kind-short agent helps search (`_one_short`)
 CHECK_WAIT = 200  # steps a searcher back from its searched-out sector waits for the helpers
 HELP_STEPS = 110  # a helper searches at most this many steps before it goes back to the assembler
+NEAR_SOURCE = 12  # a helper leaves a source this near the team's centre to the searcher (`_near_source`)
 IDLE, OUT, DONE = 0, 1, 2  # a helper's state: waiting, searching its sector, back for good
 
 
@@ -138,6 +139,11 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
                 missing = self._missing()
             if not missing:
                 return self._chorus()
+        if self.help_state == OUT and self._near_source(missing):
+            # The searcher whose role holds it finds a source this near the centre too: helpers
+            # walking there only crowd its way back (normal extract-missing maps: a 1-wide corridor).
+            self.help_state = DONE
+            return self._chorus()
         source = self._best_source(missing)
         if source is not None:
             return source
@@ -183,6 +189,16 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         whole = self.self_sufficient or self.help_state == OUT
         wanted = rules.RESOURCES if whole else self._duty()
         return [r for r in wanted if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]]
+
+    def _near_source(self, resources: list[str]) -> bool:
+        """A source of one of `resources` is known within `NEAR_SOURCE` of the team's centre."""
+        memory, centre = self.nav.memory, self.nav.centre
+        return any(
+            abs(cell[0] - centre[0]) + abs(cell[1] - centre[1]) <= NEAR_SOURCE
+            for resource in resources
+            for name in (f"{resource}_extractor", f"chest_{resource}")
+            for cell in memory.known(name)
+        )
 
     def _one_short(self) -> bool:
         """I hold a whole recipe but for one kind, in a team whose pooled chorus has not failed yet
