@@ -42,7 +42,9 @@ SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
 AXIS_RATIO = 2.0  # a far source is traded by sector only this clearly in one direction (`_on_axis`)
 FAR_SOURCE = 30  # Manhattan distance from the team's centre beyond which a source goes by sector (`_duty`)
-HELP_AFTER = 8  # steps waiting in an incomplete chorus before a one-kind-short agent helps search (`_one_short`)
+HELP_AFTER = (
+    8  # steps waiting in an incomplete chorus before a one-kind-short agent helps search (`_one_short`)
+)
 CHECK_WAIT = 200  # steps a searcher back from its searched-out sector waits for the helpers
 HELP_STEPS = 110  # a helper searches at most this many steps before it goes back to the assembler
 NEAR_SOURCE = 12  # a helper leaves a source this near the team's centre to the searcher (`_near_source`)
@@ -130,11 +132,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             spare = self._unclip_spare()
             if spare is not None:
                 return spare
-            if (
-                self.help_state == IDLE
-                and self.incomplete_steps >= HELP_AFTER
-                and self._one_short()
-            ):
+            if self.help_state == IDLE and self.incomplete_steps >= HELP_AFTER and self._one_short():
                 self.help_state = OUT  # see `_one_short`
                 missing = self._missing()
             if not missing:
@@ -254,7 +252,10 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             if resource in self.claimed or not agents:
                 continue
             if self.agent_id in agents:
-                if len(self.claimed) < quota and self.items[RESOURCE_SLOTS[resource]] < HEART_RECIPE[resource]:
+                if (
+                    len(self.claimed) < quota
+                    and self.items[RESOURCE_SLOTS[resource]] < HEART_RECIPE[resource]
+                ):
                     self.claimed.append(resource)
             elif not self.mates_hold_shares:  # else its owner searches nothing any more: mine
                 theirs.add(resource)

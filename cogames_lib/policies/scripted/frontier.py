@@ -155,9 +155,12 @@ def frontier_target(
                             way = direction_of((row_t, col_t), (crow, ccol))
                         if way >= 0 and way not in sector:
                             continue
-                    elif sector != ALL_DIRECTIONS and direction_of((row_t, col_t), (crow, ccol)) not in sector:
-                        if abs(row_t - crow) + abs(col_t - ccol) > SHARED_RADIUS:
-                            steps += SECTOR_PENALTY
+                    elif (
+                        sector != ALL_DIRECTIONS
+                        and abs(row_t - crow) + abs(col_t - ccol) > SHARED_RADIUS
+                        and direction_of((row_t, col_t), (crow, ccol)) not in sector
+                    ):
+                        steps += SECTOR_PENALTY
                     score = gains[there] / steps
                     if score > best_score + 1e-9 or (abs(score - best_score) <= 1e-9 and there < best):
                         best_score, best = score, there
