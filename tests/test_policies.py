@@ -617,3 +617,52 @@ def test_the_team_searches_for_the_missing_kind_together(resource: str, num_agen
     # Tuning seeds where the searcher alone ran out of time (230 steps) before the teammates helped.
     result = run_episode("scripted", f"extract_missing_{resource}_hard", num_agents, seed)
     assert result["success"], result
+
+
+def _at_the_assembler(policy: ScriptedPolicy, pos: tuple[int, int]) -> tuple[int, int]:
+    from cogames_lib.policies.scripted.memory import STATION_CODE
+
+    memory = policy.nav.memory
+    memory.kind[ORIGIN - 6 : ORIGIN + 7, ORIGIN - 6 : ORIGIN + 7] = EMPTY
+    memory.bounds = [ORIGIN - 6, ORIGIN + 7, ORIGIN - 6, ORIGIN + 7]
+    assembler = (ORIGIN, ORIGIN + 1)
+    memory.kind[assembler] = STATION_CODE["assembler"]
+    memory.stations[STATION_CODE["assembler"]].add(assembler)
+    policy.nav.pos = pos
+    return assembler
+
+
+def test_a_helper_back_without_the_kind_waits_showing_default() -> None:
+    from cogames_lib.policies.scripted.assembler import DEFAULT, HEART_A, vibe_action
+    from cogames_lib.policies.scripted.behaviour import DONE
+
+    helper = _one_kind_short()
+    helper.help_state = DONE  # back from its sector without silicon
+    _at_the_assembler(helper, (ORIGIN, ORIGIN))
+    assert helper._chorus() == vibe_action(DEFAULT)  # heart_a would tell the searcher it holds silicon
+    helper.nav.memory.agents = {(ORIGIN + 1, ORIGIN + 1): HEART_A}  # a teammate in the ring shows it
+    assert helper._chorus() != vibe_action(DEFAULT)
+    finder = _one_kind_short()
+    finder.help_state = DONE
+    finder.items[rules.ITEM_INDEX["silicon"]] = HEART_RECIPE["silicon"]  # back with it
+    _at_the_assembler(finder, (ORIGIN, ORIGIN))
+    assert finder.vibe == HEART_A and finder._chorus() == rules.NOOP  # keeps showing heart_a, waits
+
+
+def test_the_searcher_passing_a_finder_at_the_assembler_joins_the_chorus() -> None:
+    from cogames_lib.policies.scripted.assembler import DEFAULT, HEART_A
+    from cogames_lib.policies.scripted.behaviour import FINDER_AFTER, HELP_AFTER
+
+    def searcher(vibe: int, searched: int) -> ScriptedPolicy:
+        policy = _one_kind_short(agent_id=1)  # germanium and silicon: silicon is its to find
+        policy.mates_hold_shares = True
+        policy.incomplete_steps = 0
+        policy.search_steps = searched
+        _at_the_assembler(policy, (ORIGIN + 3, ORIGIN + 1))
+        policy.nav.memory.agents = {(ORIGIN - 1, ORIGIN + 1): vibe}
+        policy._decide()
+        return policy
+
+    assert searcher(HEART_A, HELP_AFTER + FINDER_AFTER).search_stage == 1
+    assert searcher(DEFAULT, HELP_AFTER + FINDER_AFTER).search_stage == 0
+    assert searcher(HEART_A, 0).search_stage == 0  # early on, heart_a is a helper that has not left yet

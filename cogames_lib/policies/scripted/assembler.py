@@ -46,6 +46,8 @@ class AssemblerHost(Protocol):
 
     def _leave_assembler_vibe(self, action: int | None) -> int | None: ...
 
+    def _empty_handed(self) -> bool: ...
+
 
 class AssemblerBehaviour(AssemblerHost):
     # The mixin's own chorus state (the host's `reset` sets each to 0).
@@ -74,7 +76,12 @@ class AssemblerBehaviour(AssemblerHost):
         if nav.pos not in ring or (nav.pos not in ring[:4] and free_orthogonal and not self.yielded):
             self.full_chorus_steps = 0
             self.incomplete_steps = 0
-            if self.skills.chorus and self.vibe != HEART_A and nav.distance(assembler) > 2:
+            if (
+                self.skills.chorus
+                and self.vibe != HEART_A
+                and nav.distance(assembler) > 2
+                and not self._empty_handed()
+            ):
                 return vibe_action(HEART_A)
             if not self.skills.chorus and self.vibe != DEFAULT:
                 return vibe_action(DEFAULT)  # walk in quietly: a heart_a arriving could complete a chorus
@@ -97,6 +104,10 @@ class AssemblerBehaviour(AssemblerHost):
             action = self._solo_turn(others)
             if action is not None:
                 return action
+        if self._empty_handed() and HEART_A not in others:
+            # Back from helping without the kind the team lacks: heart_a here would tell the searcher
+            # passing by that a helper holds it. Join in once a teammate in the ring shows heart_a.
+            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
         if self.vibe != HEART_A:
             return vibe_action(HEART_A)
         showing = 1 + sum(1 for v in others if v == HEART_A)

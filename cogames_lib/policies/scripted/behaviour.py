@@ -48,6 +48,7 @@ HELP_AFTER = (
 CHECK_WAIT = 200  # steps a searcher back from its searched-out sector waits for the helpers
 HELP_STEPS = 110  # a helper searches at most this many steps before it goes back to the assembler
 NEAR_SOURCE = 12  # a helper leaves a source this near the team's centre to the searcher (`_near_source`)
+FINDER_AFTER = 20  # steps (after HELP_AFTER) before a heart_a at the assembler means a helper found it
 IDLE, OUT, DONE = 0, 1, 2  # a helper's state: waiting, searching its sector, back for good
 
 
@@ -160,6 +161,16 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             exclusive = self.help_state == OUT or (
                 self.search_stage == 0 and self.mates_hold_shares and self._one_short()
             )
+            if (
+                exclusive
+                and self.help_state != OUT
+                and self.search_steps > HELP_AFTER + FINDER_AFTER
+                and self._finder_in_view()
+            ):
+                # Passing the assembler, a teammate there shows heart_a: only a helper holding the kind
+                # does (one back without it waits showing default, see `_chorus`). Join the chorus.
+                self.search_stage = 1
+                self.incomplete_steps = 0
             if self.search_stage == 1 and self.incomplete_steps >= CHECK_WAIT:
                 self.search_stage = 2  # the helpers are not all back: search everywhere myself
             if self.search_stage == 1:
@@ -197,6 +208,20 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             for name in (f"{resource}_extractor", f"chest_{resource}")
             for cell in memory.known(name)
         )
+
+    def _finder_in_view(self) -> bool:
+        """A teammate in view stands next to the known assembler showing heart_a."""
+        found = self._assembler_ring()
+        if found is None:
+            return False
+        agents = self.nav.memory.agents
+        return any(agents.get(cell) == HEART_A for cell in found[1])
+
+    def _empty_handed(self) -> bool:
+        """Back from helping (`_one_short`) without the one kind the team lacks."""
+        if self.help_state != DONE or self.self_sufficient:
+            return False
+        return sum(1 for r in rules.RESOURCES if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]) == 1
 
     def _one_short(self) -> bool:
         """I hold a whole recipe but for one kind, in a team whose pooled chorus has not failed yet
