@@ -575,6 +575,7 @@ def _one_kind_short(agent_id: int = 0, num_agents: int = 2) -> ScriptedPolicy:
         policy.items[rules.ITEM_INDEX[resource]] = HEART_RECIPE[resource]
     policy.energy, policy.vibe = rules.ENERGY_CAPACITY, HEART_A
     policy.incomplete_steps = HELP_AFTER  # waited this long in an incomplete chorus
+    policy.seeded_short = True  # seeded so (extract-missing), as its first observation showed
     return policy
 
 
@@ -597,6 +598,10 @@ def test_a_teammate_one_kind_short_helps_search_after_waiting_in_the_chorus() ->
     waiting.incomplete_steps -= 1
     waiting._decide()
     assert waiting.help_state == IDLE
+    gathered = _one_kind_short()
+    gathered.seeded_short = False  # began with nothing and gathered three kinds (agile_hard, 2 agents)
+    gathered._decide()
+    assert gathered.help_state == IDLE
 
 
 def test_a_helper_leaves_a_source_near_the_centre_to_the_searcher() -> None:

@@ -81,6 +81,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.yielded = 0
         self.search_steps = 0
         self.incomplete_steps = 0  # steps standing in the ring with an incomplete chorus (`_chorus`)
+        self.seeded_short: bool | None = None  # began one kind short of a whole recipe (`_one_short`)
         self.help_state = IDLE  # helping teammates search for the one kind the team lacks (`_one_short`)
         self.help_steps = 0
         self.search_stage = 0  # one kind short, searching: 0 own sector, 1 check at the assembler, 2 all
@@ -94,6 +95,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.items = me[: len(rules.ITEMS)]
         self.energy = me[SELF_INDEX["energy"]]
         self.vibe = me[SELF_INDEX["vibe"]]
+        if self.seeded_short is None:
+            self.seeded_short = self._short_kinds() == 1
         # Refill puts energy back to capacity after every step; anything lower means energy is finite.
         self.energy_limited = self.energy_limited or self.energy < rules.ENERGY_CAPACITY
         self.nav.thrifty = self.energy_limited and self.energy < THRIFTY_BELOW
@@ -221,21 +224,25 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         """Back from helping (`_one_short`) without the one kind the team lacks."""
         if self.help_state != DONE or self.self_sufficient:
             return False
-        return sum(1 for r in rules.RESOURCES if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]) == 1
+        return self._short_kinds() == 1
 
     def _one_short(self) -> bool:
-        """I hold a whole recipe but for one kind, in a team whose pooled chorus has not failed yet
-        (extract-missing: every agent is seeded with all but one kind). Then the teammates that hold
+        """I hold a whole recipe but for one kind, and began so, in a team whose pooled chorus has not
+        failed yet (extract-missing: every agent is seeded with all but one kind; an agent that gathered
+        three kinds itself, as in agile or radial, does not count: its teammates hold the rest). Then the teammates that hold
         their share help: each searches its own sector for that kind (`frontier_target(exclusive=True)`)
         and comes back to the assembler with it, or with nothing once its sector is searched out; the
         agent whose role holds the kind searches its own sector and then checks the assembler, where a
         helper may wait with the kind (the chorus pools what its members hold)."""
-        if self.num_agents <= 1 or self.self_sufficient or self.help_state == DONE:
+        if self.num_agents <= 1 or self.self_sufficient or self.help_state == DONE or not self.seeded_short:
             return False
         if not (self.skills.explore and self.skills.pathfinding and self.skills.chorus):
             return False
-        short = [r for r in rules.RESOURCES if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]]
-        return len(short) == 1
+        return self._short_kinds() == 1
+
+    def _short_kinds(self) -> int:
+        """How many kinds I hold less of than a whole recipe needs."""
+        return sum(1 for r in rules.RESOURCES if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r])
 
     def _duty(self) -> tuple[str, ...]:
         """My share of the recipe in a team: my role's resources, traded for far sources in my sector.
