@@ -9,6 +9,8 @@ Priorities, top first:
 4. a missing resource has a known, usable source: withdraw it from a resource chest, extract it, or
    (unclip skill) craft a decoder with `gear` and unclip the extractor first;
 5. a missing resource was never seen: explore; nothing left to explore: chorus with what I hold.
+In a team whose agents began one kind short (extract-missing), an agent holding its share that waited in
+an incomplete chorus helps search for that kind in its own sector (`_one_short`).
 "My share" is my role's resources (`role_resources`) until a full chorus fails to assemble (the
 pooled inputs were short); from then on the agent gathers a whole recipe alone, and after
 `SEARCH_PATIENCE` steps of fruitless searching it tries the pooled chorus again. The assembler half
