@@ -671,3 +671,19 @@ def test_the_searcher_passing_a_finder_at_the_assembler_joins_the_chorus() -> No
     assert searcher(HEART_A, HELP_AFTER + FINDER_AFTER).search_stage == 1
     assert searcher(DEFAULT, HELP_AFTER + FINDER_AFTER).search_stage == 0
     assert searcher(HEART_A, 0).search_stage == 0  # early on, heart_a is a helper that has not left yet
+
+
+def test_a_wide_room_corner_is_not_traded() -> None:
+    # multi_station_hard at 4 agents (tuning seed 100): the carbon extractor in the north-west corner of a
+    # wide room, 10 rows and 22 columns from the centre, read as "west" at an axis ratio of 2: agent 3
+    # claimed it and dropped its silicon, which lay in another corner and which nobody fetched.
+    policy = ScriptedPolicy()
+    policy.reset(3, 4, 0)  # silicon, sector west
+    policy.items = [0] * len(rules.ITEMS)
+    _known_extractor(policy, "carbon", (ORIGIN - 10, ORIGIN - 22))
+    assert policy._duty() == ("silicon",)
+    arm = ScriptedPolicy()
+    arm.reset(3, 4, 0)
+    arm.items = [0] * len(rules.ITEMS)
+    _known_extractor(arm, "carbon", (ORIGIN - 3, ORIGIN - 35))  # a radial arm's end: clearly west
+    assert arm._duty() == ("carbon",)

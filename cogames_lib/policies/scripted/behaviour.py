@@ -42,7 +42,7 @@ RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
-AXIS_RATIO = 2.0  # a far source is traded by sector only this clearly in one direction (`_on_axis`)
+AXIS_RATIO = 3.0  # a far source is traded by sector only this clearly in one direction (`_on_axis`)
 FAR_SOURCE = 30  # Manhattan distance from the team's centre beyond which a source goes by sector (`_duty`)
 HELP_AFTER = (
     8  # steps waiting in an incomplete chorus before a one-kind-short agent helps search (`_one_short`)
