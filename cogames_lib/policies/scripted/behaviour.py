@@ -44,9 +44,7 @@ SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
 AXIS_RATIO = 3.0  # a far source is traded by sector only this clearly in one direction (`_on_axis`)
 FAR_SOURCE = 30  # Manhattan distance from the team's centre beyond which a source goes by sector (`_duty`)
-HELP_AFTER = (
-    8  # steps waiting in an incomplete chorus before a one-kind-short agent helps search (`_one_short`)
-)
+HELP_AFTER = 8  # steps in an incomplete chorus before a one-kind-short agent helps (`_one_short`)
 CHECK_WAIT = 200  # steps a searcher back from its searched-out sector waits for the helpers
 HELP_STEPS = 110  # a helper searches at most this many steps before it goes back to the assembler
 NEAR_SOURCE = 12  # a helper leaves a source this near the team's centre to the searcher (`_near_source`)
