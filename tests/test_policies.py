@@ -515,3 +515,175 @@ def test_a_sector_with_more_far_sources_than_its_owner_fetches_trades_none() -> 
         policy.nav.memory.stations[policy.nav.memory.kind[germanium]].discard(germanium)
         policy.nav.memory.kind[germanium] = UNKNOWN
     assert [p._duty() for p in policies] == [(), ("carbon",), ("germanium",), ("silicon",)]
+
+
+def test_a_far_source_of_a_resource_held_already_is_not_claimed() -> None:
+    # extract_missing_silicon_hard at 4 agents (tuning seed 111): agent 3 (silicon, sector west) saw a
+    # distractor germanium extractor far west and claimed it; holding its seeded germanium, it counted the
+    # claim as fetched, dropped silicon from its duty and waited at the assembler with none.
+    policy = ScriptedPolicy()
+    policy.reset(3, 4, 0)
+    policy.items = [0] * len(rules.ITEMS)
+    for resource in ("carbon", "oxygen", "germanium"):
+        policy.items[rules.ITEM_INDEX[resource]] = HEART_RECIPE[resource]
+    _known_extractor(policy, "germanium", (ORIGIN, ORIGIN - 40))
+    assert policy._duty() == ("silicon",)
+    policy.items[rules.ITEM_INDEX["germanium"]] = 0  # lacking it, the far source in my sector is mine
+    assert policy._duty() == ("germanium",)
+
+
+def _corridor_north_then_east() -> MapMemory:
+    # A 1-wide corridor leaves the spawn (row 10, column 2) northwards, turns east at row 2 and ends at an
+    # unknown cell 16 columns east: by its own direction from the spawn that cell lies east.
+    rows = [["#"] * 20 for _ in range(12)]
+    for row in range(2, 11):
+        rows[row][2] = "."
+    for col in range(2, 18):
+        rows[2][col] = "."
+    rows[2][18] = "?"
+    return _memory_from_rows(["".join(line) for line in rows])
+
+
+def test_an_exclusive_search_follows_the_way_out_of_the_centre() -> None:
+    from cogames_lib.policies.scripted.frontier import exit_sectors
+
+    memory = _corridor_north_then_east()
+    spawn = (ORIGIN + 10, ORIGIN + 2)
+    end = (ORIGIN + 2, ORIGIN + 18)
+    north, east = frozenset({0}), frozenset({1})
+    found = frontier_target(memory, spawn, spawn, north, centre=spawn, exclusive=True)
+    assert found is not None and found[0] == end  # the corridor left the centre northwards: mine
+    assert frontier_target(memory, spawn, spawn, east, centre=spawn, exclusive=True) is None
+    # Not exclusive, the sectors stay by direction (a penalty only): the east agent may take it.
+    found = frontier_target(memory, spawn, spawn, east, centre=spawn)
+    assert found is not None and found[0] == end
+    r0, r1, c0, c1 = memory.bounds
+    box = memory.kind[r0 - 1 : r1 + 1, c0 - 1 : c1 + 1]
+    labels = exit_sectors((box == EMPTY).ravel().tolist(), box.shape[1], (11.0, 3.0))
+    assert labels[3 * box.shape[1] + 18] == 0  # the corridor's east end: north, by the way out
+    assert labels[11 * box.shape[1] + 3] == -1  # the spawn: inside the shared disk
+
+
+def _one_kind_short(agent_id: int = 0, num_agents: int = 2) -> ScriptedPolicy:
+    from cogames_lib.policies.scripted.assembler import HEART_A
+    from cogames_lib.policies.scripted.behaviour import HELP_AFTER
+
+    policy = ScriptedPolicy()
+    policy.reset(agent_id, num_agents, 0)
+    policy.items = [0] * len(rules.ITEMS)
+    for resource in ("carbon", "oxygen", "germanium"):
+        policy.items[rules.ITEM_INDEX[resource]] = HEART_RECIPE[resource]
+    policy.energy, policy.vibe = rules.ENERGY_CAPACITY, HEART_A
+    policy.incomplete_steps = HELP_AFTER  # waited this long in an incomplete chorus
+    policy.seeded_short = True  # seeded so (extract-missing), as its first observation showed
+    return policy
+
+
+def test_a_teammate_one_kind_short_helps_search_after_waiting_in_the_chorus() -> None:
+    from cogames_lib.policies.scripted.behaviour import IDLE, OUT
+
+    helper = _one_kind_short()  # agent 0 of 2 holds its share (carbon, oxygen), not silicon
+    assert helper._missing() == []
+    helper._decide()
+    assert helper.help_state == OUT
+    assert helper._missing() == ["silicon"]  # a whole recipe now: it searches its sector for silicon
+    alone = _one_kind_short(num_agents=1)
+    alone._decide()
+    assert alone.help_state == IDLE  # nobody to help
+    short_of_two = _one_kind_short()
+    short_of_two.items[rules.ITEM_INDEX["germanium"]] = 0
+    short_of_two._decide()
+    assert short_of_two.help_state == IDLE  # not the extract-missing situation (radial, multi_station)
+    waiting = _one_kind_short()
+    waiting.incomplete_steps -= 1
+    waiting._decide()
+    assert waiting.help_state == IDLE
+    gathered = _one_kind_short()
+    gathered.seeded_short = False  # began with nothing and gathered three kinds (agile_hard, 2 agents)
+    gathered._decide()
+    assert gathered.help_state == IDLE
+
+
+def test_a_helper_leaves_a_source_near_the_centre_to_the_searcher() -> None:
+    from cogames_lib.policies.scripted.behaviour import DONE, NEAR_SOURCE, OUT
+
+    near = _one_kind_short()
+    _known_extractor(near, "silicon", (ORIGIN - NEAR_SOURCE + 2, ORIGIN + 2))
+    near._decide()
+    assert near.help_state == DONE  # back to the chorus: the searcher finds it as fast
+    far = _one_kind_short()
+    _known_extractor(far, "silicon", (ORIGIN - NEAR_SOURCE - 8, ORIGIN))
+    far._decide()
+    assert far.help_state == OUT
+
+
+@pytest.mark.parametrize(("resource", "num_agents", "seed"), [("carbon", 2, 114), ("carbon", 4, 105)])
+def test_the_team_searches_for_the_missing_kind_together(resource: str, num_agents: int, seed: int) -> None:
+    # Tuning seeds where the searcher alone ran out of time (230 steps) before the teammates helped.
+    result = run_episode("scripted", f"extract_missing_{resource}_hard", num_agents, seed)
+    assert result["success"], result
+
+
+def _at_the_assembler(policy: ScriptedPolicy, pos: tuple[int, int]) -> tuple[int, int]:
+    from cogames_lib.policies.scripted.memory import STATION_CODE
+
+    memory = policy.nav.memory
+    memory.kind[ORIGIN - 6 : ORIGIN + 7, ORIGIN - 6 : ORIGIN + 7] = EMPTY
+    memory.bounds = [ORIGIN - 6, ORIGIN + 7, ORIGIN - 6, ORIGIN + 7]
+    assembler = (ORIGIN, ORIGIN + 1)
+    memory.kind[assembler] = STATION_CODE["assembler"]
+    memory.stations[STATION_CODE["assembler"]].add(assembler)
+    policy.nav.pos = pos
+    return assembler
+
+
+def test_a_helper_back_without_the_kind_waits_showing_default() -> None:
+    from cogames_lib.policies.scripted.assembler import DEFAULT, HEART_A, vibe_action
+    from cogames_lib.policies.scripted.behaviour import DONE
+
+    helper = _one_kind_short()
+    helper.help_state = DONE  # back from its sector without silicon
+    _at_the_assembler(helper, (ORIGIN, ORIGIN))
+    assert helper._chorus() == vibe_action(DEFAULT)  # heart_a would tell the searcher it holds silicon
+    helper.nav.memory.agents = {(ORIGIN + 1, ORIGIN + 1): HEART_A}  # a teammate in the ring shows it
+    assert helper._chorus() != vibe_action(DEFAULT)
+    finder = _one_kind_short()
+    finder.help_state = DONE
+    finder.items[rules.ITEM_INDEX["silicon"]] = HEART_RECIPE["silicon"]  # back with it
+    _at_the_assembler(finder, (ORIGIN, ORIGIN))
+    assert finder.vibe == HEART_A and finder._chorus() == rules.NOOP  # keeps showing heart_a, waits
+
+
+def test_the_searcher_passing_a_finder_at_the_assembler_joins_the_chorus() -> None:
+    from cogames_lib.policies.scripted.assembler import DEFAULT, HEART_A
+    from cogames_lib.policies.scripted.behaviour import FINDER_AFTER, HELP_AFTER
+
+    def searcher(vibe: int, searched: int) -> ScriptedPolicy:
+        policy = _one_kind_short(agent_id=1)  # germanium and silicon: silicon is its to find
+        policy.mates_hold_shares = True
+        policy.incomplete_steps = 0
+        policy.search_steps = searched
+        _at_the_assembler(policy, (ORIGIN + 3, ORIGIN + 1))
+        policy.nav.memory.agents = {(ORIGIN - 1, ORIGIN + 1): vibe}
+        policy._decide()
+        return policy
+
+    assert searcher(HEART_A, HELP_AFTER + FINDER_AFTER).search_stage == 1
+    assert searcher(DEFAULT, HELP_AFTER + FINDER_AFTER).search_stage == 0
+    assert searcher(HEART_A, 0).search_stage == 0  # early on, heart_a is a helper that has not left yet
+
+
+def test_a_wide_room_corner_is_not_traded() -> None:
+    # multi_station_hard at 4 agents (tuning seed 100): the carbon extractor in the north-west corner of a
+    # wide room, 10 rows and 22 columns from the centre, read as "west" at an axis ratio of 2: agent 3
+    # claimed it and dropped its silicon, which lay in another corner and which nobody fetched.
+    policy = ScriptedPolicy()
+    policy.reset(3, 4, 0)  # silicon, sector west
+    policy.items = [0] * len(rules.ITEMS)
+    _known_extractor(policy, "carbon", (ORIGIN - 10, ORIGIN - 22))
+    assert policy._duty() == ("silicon",)
+    arm = ScriptedPolicy()
+    arm.reset(3, 4, 0)
+    arm.items = [0] * len(rules.ITEMS)
+    _known_extractor(arm, "carbon", (ORIGIN - 3, ORIGIN - 35))  # a radial arm's end: clearly west
+    assert arm._duty() == ("carbon",)

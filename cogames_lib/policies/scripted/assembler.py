@@ -37,6 +37,7 @@ class AssemblerHost(Protocol):
     chorus_size: int  # agents the heart protocol needs (1 without the chorus skill)
     failed_uses: int  # uses in a row that did not succeed
     search_steps: int  # steps spent searching for a resource never seen
+    incomplete_steps: int  # steps standing in the ring while the chorus is incomplete
     self_sufficient: bool  # gathering every input alone instead of waiting for teammates
 
     def _use(self, station: Cell, key: object, vibe: int | None, use_cost: int = 0) -> int: ...
@@ -44,6 +45,8 @@ class AssemblerHost(Protocol):
     def _explore_or_wander(self) -> int: ...
 
     def _leave_assembler_vibe(self, action: int | None) -> int | None: ...
+
+    def _empty_handed(self) -> bool: ...
 
 
 class AssemblerBehaviour(AssemblerHost):
@@ -72,7 +75,13 @@ class AssemblerBehaviour(AssemblerHost):
             self.yielded -= 1
         if nav.pos not in ring or (nav.pos not in ring[:4] and free_orthogonal and not self.yielded):
             self.full_chorus_steps = 0
-            if self.skills.chorus and self.vibe != HEART_A and nav.distance(assembler) > 2:
+            self.incomplete_steps = 0
+            if (
+                self.skills.chorus
+                and self.vibe != HEART_A
+                and nav.distance(assembler) > 2
+                and not self._empty_handed()
+            ):
                 return vibe_action(HEART_A)
             if not self.skills.chorus and self.vibe != DEFAULT:
                 return vibe_action(DEFAULT)  # walk in quietly: a heart_a arriving could complete a chorus
@@ -95,10 +104,15 @@ class AssemblerBehaviour(AssemblerHost):
             action = self._solo_turn(others)
             if action is not None:
                 return action
+        if self._empty_handed() and HEART_A not in others:
+            # Back from helping without the kind the team lacks: heart_a here would tell the searcher
+            # passing by that a helper holds it. Join in once a teammate in the ring shows heart_a.
+            return rules.NOOP if self.vibe == DEFAULT else vibe_action(DEFAULT)
         if self.vibe != HEART_A:
             return vibe_action(HEART_A)
         showing = 1 + sum(1 for v in others if v == HEART_A)
         if showing != self.chorus_size:
+            self.incomplete_steps += 1
             return rules.NOOP
         if nav.distance(assembler) == 1:
             self._chorus_use = True

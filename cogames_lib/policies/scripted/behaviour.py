@@ -9,6 +9,8 @@ Priorities, top first:
 4. a missing resource has a known, usable source: withdraw it from a resource chest, extract it, or
    (unclip skill) craft a decoder with `gear` and unclip the extractor first;
 5. a missing resource was never seen: explore; nothing left to explore: chorus with what I hold.
+In a team whose agents began one kind short (extract-missing), an agent holding its share that waited in
+an incomplete chorus helps search for that kind in its own sector (`_one_short`).
 "My share" is my role's resources (`role_resources`) until a full chorus fails to assemble (the
 pooled inputs were short); from then on the agent gathers a whole recipe alone, and after
 `SEARCH_PATIENCE` steps of fruitless searching it tries the pooled chorus again. The assembler half
@@ -40,8 +42,14 @@ RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
-AXIS_RATIO = 2.0  # a far source is traded by sector only this clearly in one direction (`_on_axis`)
+AXIS_RATIO = 3.0  # a far source is traded by sector only this clearly in one direction (`_on_axis`)
 FAR_SOURCE = 30  # Manhattan distance from the team's centre beyond which a source goes by sector (`_duty`)
+HELP_AFTER = 8  # steps in an incomplete chorus before a one-kind-short agent helps (`_one_short`)
+CHECK_WAIT = 200  # steps a searcher back from its searched-out sector waits for the helpers
+HELP_STEPS = 110  # a helper searches at most this many steps before it goes back to the assembler
+NEAR_SOURCE = 12  # a helper leaves a source this near the team's centre to the searcher (`_near_source`)
+FINDER_AFTER = 20  # steps (after HELP_AFTER) before a heart_a at the assembler means a helper found it
+IDLE, OUT, DONE = 0, 1, 2  # a helper's state: waiting, searching its sector, back for good
 
 
 class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
@@ -72,6 +80,11 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.backoff = 0
         self.yielded = 0
         self.search_steps = 0
+        self.incomplete_steps = 0  # steps standing in the ring with an incomplete chorus (`_chorus`)
+        self.seeded_short: bool | None = None  # began one kind short of a whole recipe (`_one_short`)
+        self.help_state = IDLE  # helping teammates search for the one kind the team lacks (`_one_short`)
+        self.help_steps = 0
+        self.search_stage = 0  # one kind short, searching: 0 own sector, 1 check at the assembler, 2 all
         self._chorus_use = False
 
     # -- the step ----------------------------------------------------------------------------------
@@ -82,6 +95,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.items = me[: len(rules.ITEMS)]
         self.energy = me[SELF_INDEX["energy"]]
         self.vibe = me[SELF_INDEX["vibe"]]
+        if self.seeded_short is None:
+            self.seeded_short = self._short_kinds() == 1
         # Refill puts energy back to capacity after every step; anything lower means energy is finite.
         self.energy_limited = self.energy_limited or self.energy < rules.ENERGY_CAPACITY
         self.nav.thrifty = self.energy_limited and self.energy < THRIFTY_BELOW
@@ -119,7 +134,18 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             return self._deliver()
         if not missing:
             spare = self._unclip_spare()
-            return self._chorus() if spare is None else spare
+            if spare is not None:
+                return spare
+            if self.help_state == IDLE and self.incomplete_steps >= HELP_AFTER and self._one_short():
+                self.help_state = OUT  # see `_one_short`
+                missing = self._missing()
+            if not missing:
+                return self._chorus()
+        if self.help_state == OUT and self._near_source(missing):
+            # The searcher whose role holds it finds a source this near the centre too: helpers
+            # walking there only crowd its way back (normal extract-missing maps: a 1-wide corridor).
+            self.help_state = DONE
+            return self._chorus()
         source = self._best_source(missing)
         if source is not None:
             return source
@@ -130,18 +156,93 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
                 # Searching alone for long: the teammates may have gathered what I lack meanwhile.
                 self.self_sufficient = False
                 self.search_steps = 0
+            if self.help_state == OUT:
+                self.help_steps += 1
+                if self.help_steps > HELP_STEPS:
+                    self.help_state = DONE  # the searcher may be back with it: no longer than this
+                    return self._chorus()
+            exclusive = self.help_state == OUT or (
+                self.search_stage == 0 and self.mates_hold_shares and self._one_short()
+            )
+            if (
+                exclusive
+                and self.help_state != OUT
+                and self.search_steps > HELP_AFTER + FINDER_AFTER
+                and self._finder_in_view()
+            ):
+                # Passing the assembler, a teammate there shows heart_a: only a helper holding the kind
+                # does (one back without it waits showing default, see `_chorus`). Join the chorus.
+                self.search_stage = 1
+                self.incomplete_steps = 0
+            if self.search_stage == 1 and self.incomplete_steps >= CHECK_WAIT:
+                self.search_stage = 2  # the helpers are not all back: search everywhere myself
+            if self.search_stage == 1:
+                return self._chorus()
             # Only my role's resources are mine alone to find: search my sector first. A shared target
             # (the assembler, the chest) every agent must reach itself, so that search is not divided.
-            action = self.nav.explore(divided=not (self.self_sufficient or self.mates_hold_shares))
+            action = self.nav.explore(
+                divided=not (self.self_sufficient or self.mates_hold_shares), exclusive=exclusive
+            )
             if action is not None:
+                if exclusive and self.vibe == HEART_A:
+                    return vibe_action(DEFAULT)  # heart_a means "with my share, at the assembler"
                 left = self._leave_assembler_vibe(action)  # never None for an action given
                 return action if left is None else left
+            if exclusive:  # my sector is searched out: back to the assembler
+                if self.help_state == OUT:
+                    self.help_state = DONE
+                else:
+                    self.search_stage = 1
+                self.incomplete_steps = 0
         return self._chorus()
 
     # -- needs and sources -------------------------------------------------------------------------
     def _missing(self) -> list[str]:
-        wanted = rules.RESOURCES if self.self_sufficient else self._duty()
+        whole = self.self_sufficient or self.help_state == OUT
+        wanted = rules.RESOURCES if whole else self._duty()
         return [r for r in wanted if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]]
+
+    def _near_source(self, resources: list[str]) -> bool:
+        """A source of one of `resources` is known within `NEAR_SOURCE` of the team's centre."""
+        memory, centre = self.nav.memory, self.nav.centre
+        return any(
+            abs(cell[0] - centre[0]) + abs(cell[1] - centre[1]) <= NEAR_SOURCE
+            for resource in resources
+            for name in (f"{resource}_extractor", f"chest_{resource}")
+            for cell in memory.known(name)
+        )
+
+    def _finder_in_view(self) -> bool:
+        """A teammate in view stands next to the known assembler showing heart_a."""
+        found = self._assembler_ring()
+        if found is None:
+            return False
+        agents = self.nav.memory.agents
+        return any(agents.get(cell) == HEART_A for cell in found[1])
+
+    def _empty_handed(self) -> bool:
+        """Back from helping (`_one_short`) without the one kind the team lacks."""
+        if self.help_state != DONE or self.self_sufficient:
+            return False
+        return self._short_kinds() == 1
+
+    def _one_short(self) -> bool:
+        """I hold a whole recipe but for one kind, and began so, in a team whose pooled chorus has not
+        failed yet (extract-missing: every agent is seeded with all but one kind; an agent that gathered
+        three kinds itself, as in agile or radial, does not count: its teammates hold the rest). Then the teammates that hold
+        their share help: each searches its own sector for that kind (`frontier_target(exclusive=True)`)
+        and comes back to the assembler with it, or with nothing once its sector is searched out; the
+        agent whose role holds the kind searches its own sector and then checks the assembler, where a
+        helper may wait with the kind (the chorus pools what its members hold)."""
+        if self.num_agents <= 1 or self.self_sufficient or self.help_state == DONE or not self.seeded_short:
+            return False
+        if not (self.skills.explore and self.skills.pathfinding and self.skills.chorus):
+            return False
+        return self._short_kinds() == 1
+
+    def _short_kinds(self) -> int:
+        """How many kinds I hold less of than a whole recipe needs."""
+        return sum(1 for r in rules.RESOURCES if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r])
 
     def _duty(self) -> tuple[str, ...]:
         """My share of the recipe in a team: my role's resources, traded for far sources in my sector.
@@ -183,7 +284,10 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             if resource in self.claimed or not agents:
                 continue
             if self.agent_id in agents:
-                if len(self.claimed) < quota:
+                if (
+                    len(self.claimed) < quota
+                    and self.items[RESOURCE_SLOTS[resource]] < HEART_RECIPE[resource]
+                ):
                     self.claimed.append(resource)
             elif not self.mates_hold_shares:  # else its owner searches nothing any more: mine
                 theirs.add(resource)

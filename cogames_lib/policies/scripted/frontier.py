@@ -48,6 +48,7 @@ ORIGIN_WEIGHT = 0.05  # steps charged per cell of distance from the spawn (0.2 s
 ORIGIN_REACH = 40  # ... counted up to this distance (far out, where the agent is matters, not the spawn)
 SECTOR_PENALTY = 24  # extra steps charged for a frontier cell in a teammate's sector
 SHARED_RADIUS = 25  # cells within this Manhattan distance of the spawn belong to every sector (see above)
+OWN_RADIUS = 6  # an exclusive search (`frontier_target(exclusive=True)`) shares only this close a disk
 DIRECTIONS = ("north", "east", "south", "west")
 ALL_DIRECTIONS = frozenset(range(4))
 
@@ -96,10 +97,13 @@ def frontier_target(
     sector: frozenset[int] = ALL_DIRECTIONS,
     blocked: frozenset[Cell] = frozenset(),
     centre: tuple[float, float] | None = None,
+    exclusive: bool = False,
 ) -> tuple[Cell, list[Cell]] | None:
     """The frontier cell of most information per step (see the module docstring) and the path to it; None
     if no frontier is reachable (everything reachable is known). `centre`: the point sectors are counted
-    from (the team's centre, see `Navigator.centre`; default `origin`, the spawn)."""
+    from (the team's centre, see `Navigator.centre`; default `origin`, the spawn). `exclusive`: only
+    frontier cells of `sector` (by the way out of the centre, see `exit_sectors`) or within `OWN_RADIUS`
+    of the centre count; None once the own sector holds no reachable frontier cell (it is searched out)."""
     r0, r1, c0, c1 = memory.bounds
     r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
     height, width = r1 - r0, c1 - c0
@@ -127,6 +131,7 @@ def frontier_target(
         (origin if centre is None else centre)[1] - c0,
     )
     max_gain = VIEW_SIZE * VIEW_SIZE
+    exits = exit_sectors((box == EMPTY).ravel().tolist(), width, (crow, ccol)) if exclusive else []
     while layer and max_gain / (depth + 1 + TRAVEL_OVERHEAD) > best_score:  # the spawn term only adds
         next_layer = []
         for here in layer:
@@ -144,7 +149,13 @@ def frontier_target(
                     row_t, col_t = divmod(there, width)
                     away = abs(row_t - orow) + abs(col_t - ocol)
                     steps = depth + 1 + TRAVEL_OVERHEAD + ORIGIN_WEIGHT * min(away, ORIGIN_REACH)
-                    if (
+                    if exclusive:
+                        way = exits[here]
+                        if way < 0 and abs(row_t - crow) + abs(col_t - ccol) > OWN_RADIUS:
+                            way = direction_of((row_t, col_t), (crow, ccol))
+                        if way >= 0 and way not in sector:
+                            continue
+                    elif (
                         sector != ALL_DIRECTIONS
                         and abs(row_t - crow) + abs(col_t - ccol) > SHARED_RADIUS
                         and direction_of((row_t, col_t), (crow, ccol)) not in sector
@@ -165,3 +176,42 @@ def frontier_target(
         path.append(parent[path[-1]])
     path.reverse()
     return (best // width + r0, best % width + c0), [(p // width + r0, p % width + c0) for p in path]
+
+
+def exit_sectors(open_cells: list[bool], width: int, centre: tuple[float, float]) -> list[int]:
+    """Per cell of a box (`open_cells`: known empty, row-major, `width` columns), the sector direction in
+    which the shortest way from the centre's disk (Manhattan radius `OWN_RADIUS`) to it leaves the disk;
+    -1 inside the disk and for cells not reachable from it. A room behind a corridor belongs to the
+    sector the corridor leaves by, wherever the room lies: counted by the cell's own direction, a room
+    north-east reached by a corridor going north was east, and the agent searching the east never
+    found the corridor's way in (it starts north)."""
+    size = len(open_cells)
+    crow, ccol = centre
+    labels = [-1] * size
+    seen = [False] * size
+    layer = []
+    for index in range(size):
+        row, col = divmod(index, width)
+        if open_cells[index] and abs(row - crow) + abs(col - ccol) <= OWN_RADIUS:
+            seen[index] = True
+            layer.append(index)
+    while layer:
+        next_layer = []
+        for here in layer:
+            col = here % width
+            for there, ok in (
+                (here - width, here >= width),
+                (here + width, here + width < size),
+                (here - 1, col > 0),
+                (here + 1, col < width - 1),
+            ):
+                if not ok or seen[there] or not open_cells[there]:
+                    continue
+                seen[there] = True
+                label = labels[here]
+                if label < 0:
+                    label = direction_of(divmod(there, width), centre)
+                labels[there] = label
+                next_layer.append(there)
+        layer = next_layer
+    return labels

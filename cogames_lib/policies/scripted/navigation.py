@@ -45,7 +45,7 @@ class Navigator:
         self.blocked_steps = 0
         self.thrifty = False  # energy is scarce: never spend it on a random step
         self.sector = ALL_DIRECTIONS  # directions searched first when dividing (`frontier.own_sector`)
-        self.explore_divided = False
+        self.explore_mode: tuple[bool, bool] = (False, False)  # (divided, exclusive) of the current target
         self.giving_way = False  # backing off for a teammate in a corridor (see `_give_way`)
         self.give_way_steps = 0
         self._pending_move: Cell | None = None
@@ -186,11 +186,12 @@ class Navigator:
             return rules.NOOP
         return self.moved(move_action(self.pos, self.rng.choice(free)))
 
-    def explore(self, divided: bool = False) -> int | None:
+    def explore(self, divided: bool = False, exclusive: bool = False) -> int | None:
         """Walk to the most promising unknown cell (frontier exploration); stay put when the skill is off.
 
         None when exploring is on and no unknown cell is reachable (everything reachable is known).
         `divided`: search the own sector first (for what this agent alone needs, see `frontier`).
+        `exclusive`: search the own sector only; None once it is searched out.
         """
         if not self.skills.explore:
             return rules.NOOP  # no search: stay and act only on what comes into view
@@ -198,9 +199,10 @@ class Navigator:
         target = self.explore_target
         # Re-pick as soon as the target is seen: short legs keep the search close to where we are,
         # which finds nearby stations fast, and momentum still carries it into open areas.
-        if target is None or memory.kind[target] != UNKNOWN or divided != self.explore_divided:
-            self.explore_divided = divided
-            target = self._pick_frontier(self.sector if divided else ALL_DIRECTIONS)
+        mode = (divided or exclusive, exclusive)
+        if target is None or memory.kind[target] != UNKNOWN or mode != self.explore_mode:
+            self.explore_mode = mode
+            target = self._pick_frontier(self.sector if mode[0] else ALL_DIRECTIONS, exclusive)
             self.explore_target = target
             if target is None:
                 return None
@@ -210,11 +212,13 @@ class Navigator:
             return self.wander()
         return action
 
-    def _pick_frontier(self, sector: frozenset[int]) -> Cell | None:
+    def _pick_frontier(self, sector: frozenset[int], exclusive: bool = False) -> Cell | None:
         memory = self.memory
         if self.skills.pathfinding:
             # Teammates do not block the choice (they move on; go_to waits or goes round them).
-            found = frontier_target(memory, self.pos, (ORIGIN, ORIGIN), sector, centre=self.centre)
+            found = frontier_target(
+                memory, self.pos, (ORIGIN, ORIGIN), sector, centre=self.centre, exclusive=exclusive
+            )
             if found is None:
                 return None
             target, path = found
