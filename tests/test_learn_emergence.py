@@ -197,6 +197,19 @@ def test_one_seed_gives_no_interval():
     assert curves["n_seeds"].tolist() == [1] and math.isnan(curves["ci_low"].iloc[0])
 
 
+def test_the_family_figure_of_one_checkpoint_draws_without_a_singular_axis():
+    import warnings
+
+    from cogames_lib.plots.learned import family_curves as draw_family_curves
+
+    curves = family_curves(hand_table({(0, 6_002_176, NEAR, 1): (20, 20), (1, 6_002_176, NEAR, 1): (20, 19)}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns on identical x limits
+        figure = draw_family_curves(curves)
+    low, high = figure.axes[0].get_xlim()
+    assert low < 6_002_176 < high
+
+
 def test_emergence_table_rejects_foreign_rows_and_leaves_out_run_errors():
     episodes = pd.DataFrame(
         {

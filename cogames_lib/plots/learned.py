@@ -101,7 +101,11 @@ def family_curves(curves: pd.DataFrame, reliable_rate: float | None = 0.8, title
         axes.set_ylim(-0.03, 1.03)
         ticks = axes.get_xticks()
         axes.set_xticks(ticks, [step_text(int(t)) if t >= 0 else "" for t in ticks])
-        axes.set_xlim(float(np.min(part["step"])) if len(part) else 0, float(np.max(curves["step"])) or 1)
+        low = float(np.min(part["step"])) if len(part) else 0.0
+        high = float(np.max(curves["step"])) or 1.0
+        if high <= low:  # one checkpoint (a final-only evaluation): a window around it, not an empty one
+            low, high = low - max(1.0, 0.05 * abs(low)), high + max(1.0, 0.05 * abs(high))
+        axes.set_xlim(low, high)
     axes_list[0][0].set_ylabel("pass rate (mean over training seeds)")
     handles, names = [], []
     for axes in axes_list[0]:
