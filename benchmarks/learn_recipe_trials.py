@@ -61,12 +61,12 @@ def main() -> None:
         shaped = trainer.shaper.rewards
         previous = trainer.batch.selves[:, energy].astype(np.int64)
 
-        def with_energy(batch: Any, steps_done: int) -> np.ndarray:
+        def with_energy(batch: Any, steps_done: int, unsolved: Any = None) -> np.ndarray:
             nonlocal previous
             now = batch.selves[:, energy].astype(np.int64)
             gain = np.clip(now - previous, 0, None) * ~batch.done  # a reset's fresh energy is no gain
             previous = now
-            return shaped(batch, steps_done) + args.energy_bonus * gain
+            return shaped(batch, steps_done, unsolved) + args.energy_bonus * gain
 
         trainer.shaper.rewards = with_energy  # type: ignore[method-assign]
     if args.chorus_bonus:
@@ -74,24 +74,24 @@ def main() -> None:
         paid = np.zeros(trainer.slots, bool)
         heart_a = VIBE_INDEX["heart_a"]
 
-        def with_chorus(batch: Any, steps_done: int) -> np.ndarray:
+        def with_chorus(batch: Any, steps_done: int, unsolved: Any = None) -> np.ndarray:
             ready = (batch.selves[:, SELF_INDEX["vibe"]] == heart_a) & batch.grids[BESIDE_ASSEMBLER].any(1)
             bonus = np.where(ready & ~paid & ~batch.done, args.chorus_bonus, 0.0).astype(np.float32)
             paid[:] = (paid | ready) & ~batch.done
-            return shaped_before(batch, steps_done) + bonus
+            return shaped_before(batch, steps_done, unsolved) + bonus
 
         trainer.shaper.rewards = with_chorus  # type: ignore[method-assign]
     hearts: dict[str, int] = {}
     held = trainer.batch.selves[:, HEART].copy()
     shaped_inner = trainer.shaper.rewards
 
-    def counting(batch: Any, steps_done: int) -> np.ndarray:
+    def counting(batch: Any, steps_done: int, unsolved: Any = None) -> np.ndarray:
         for slot in np.flatnonzero(batch.items[:, HEART] > held).tolist():
             world = int(batch.slot_world[slot])
             key = f"{batch.specs[world].key.removeprefix('diagnostic_')}@{batch.agent_counts[world]}"
             hearts[key] = hearts.get(key, 0) + 1
         held[:] = batch.selves[:, HEART]
-        return shaped_inner(batch, steps_done)
+        return shaped_inner(batch, steps_done, unsolved)
 
     trainer.shaper.rewards = counting  # type: ignore[method-assign]
     started = time.perf_counter()
@@ -121,7 +121,7 @@ def _random_play(
     trainer: SeedTrainer,
     steps: int,
     seed: int,
-    counting: Callable[[Any, int], np.ndarray],
+    counting: Callable[..., np.ndarray],
     hearts: dict[str, int],
 ) -> None:
     """Uniform random actions through the trainer's own worlds and curriculum; prints the totals."""
