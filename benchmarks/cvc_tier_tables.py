@@ -1,7 +1,8 @@
 """Write `data/cvc_tiers/`'s tables (and the difficulty figure) from a tier sweep's output folder.
 
 Run the tier sweep (docs/cvc_variants.md, "The tier sweep"), then
-`python benchmarks/cvc_tier_tables.py OUT data/cvc_tiers --figure docs/cvc_hard_pass_by_difficulty.png`:
+`python benchmarks/cvc_tier_tables.py OUT [OUT2 ...] data/cvc_tiers --figure docs/cvc_hard_pass_by_difficulty.png`
+(several folders: the same sweep seed and seeds, a different policy set in each; their episodes are joined):
 - `pass_rates.csv`: `summarise(episodes, by=[tier, policy, num_agents])` (Wilson 95% intervals);
 - `scripted_failures.csv`: scripted's failed episodes;
 - `hard_instances.csv`: `sweep.instances.instances_frame(OUT)` (each hard episode's bound / budget);
@@ -32,12 +33,21 @@ RATES = ["rate", "ci_low", "ci_high"]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out", type=Path, help="the tier sweep's output folder")
+    parser.add_argument(
+        "out", type=Path, nargs="+", help="the tier sweep's output folder(s), one per policy set"
+    )
     parser.add_argument("dest", type=Path, help="where the tables go (data/cvc_tiers)")
     parser.add_argument("--figure", type=Path, default=None, help="also draw the difficulty figure here")
     args = parser.parse_args()
-    episodes = pd.read_parquet(args.out / "episodes.parquet")
-    instances = instances_frame(args.out)
+    parts = [(pd.read_parquet(out / "episodes.parquet"), instances_frame(out)) for out in args.out]
+    seen: set[str] = set()
+    for out, (part, _) in zip(args.out, parts, strict=True):
+        twice = seen & set(part.policy)
+        if twice:
+            parser.error(f"{out}: policy {sorted(twice)} also in an earlier folder (it would count twice)")
+        seen |= set(part.policy)
+    episodes = pd.concat([part for part, _ in parts], ignore_index=True)
+    instances = pd.concat([rows for _, rows in parts], ignore_index=True)
     passes = summarise(episodes, by=["tier", "policy", "num_agents"])[PASS_COLUMNS]
     failures = episodes[(episodes.policy == "scripted") & ~episodes.success.astype(bool)][FAILURE_COLUMNS]
     hard = instances[INSTANCE_COLUMNS].assign(bound_share=lambda f: f.bound_share.round(4))

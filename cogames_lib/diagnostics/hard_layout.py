@@ -7,7 +7,8 @@ composes them and certifies the result with the oracle's bound.
   topology and every station stay the base's. Which rows and columns, and how many of each, come from the
   draw's rng, so a map may end up tall, wide or both (`grow`);
 - a baffle walls off the longest open run of an open column except one end cell (a wall between the agents
-  and a target, with one way round);
+  and a target, with one way round); a serpentine does so every few columns with the gaps at alternate
+  ends (`add_serpentine`: lanes);
 - scattered stations (extra chargers, distractor stations) go only on open cells whose eight neighbours are
   all open: such a cell can never cut a way (its ring of neighbours stays connected), and never touches a
   spawn or another station.
@@ -84,28 +85,54 @@ def grow(cells: Cells, rows: int, cols: int, rng: random.Random, keep_near: tupl
     return transpose(_copy_rows(transpose(cells), cols, rng, frozen_cols))
 
 
+def _wall_run(cells: Cells, column: int, gap_at_top: bool, gap: int = 1) -> bool:
+    """Wall the longest open vertical run (at least 4 cells) of `column` except `gap` cells at its top or
+    bottom; False when the column has no such run."""
+    runs, start = [], None
+    for r in range(len(cells) + 1):
+        open_cell = r < len(cells) and cells[r][column] == "empty"
+        if open_cell and start is None:
+            start = r
+        elif not open_cell and start is not None:
+            runs.append((start, r))
+            start = None
+    runs = [run for run in runs if run[1] - run[0] >= 4]
+    if not runs:
+        return False
+    top, bottom = max(runs, key=lambda run: run[1] - run[0])
+    first, last = (top + gap, bottom) if gap_at_top else (top, bottom - gap)
+    for r in range(first, last):
+        cells[r][column] = "wall"
+    return True
+
+
 def add_baffle(cells: Cells, rng: random.Random) -> None:
     """Wall off the longest open vertical run of a random open column, except one end cell (the gap)."""
     height, width = len(cells), len(cells[0])
     columns = [c for c in range(2, width - 2) if copyable([cells[r][c] for r in range(height)])]
     rng.shuffle(columns)
     for column in columns[:4]:
-        runs, start = [], None
-        for r in range(height + 1):
-            open_cell = r < height and cells[r][column] == "empty"
-            if open_cell and start is None:
-                start = r
-            elif not open_cell and start is not None:
-                runs.append((start, r))
-                start = None
-        runs = [run for run in runs if run[1] - run[0] >= 4]
-        if runs:
-            top, bottom = max(runs, key=lambda run: run[1] - run[0])
-            gap = top if rng.random() < 0.5 else bottom - 1
-            for r in range(top, bottom):
-                if r != gap:
-                    cells[r][column] = "wall"
+        if _wall_run(cells, column, rng.random() < 0.5):
             return
+
+
+def add_serpentine(cells: Cells, rng: random.Random, spacing: int) -> int:
+    """Walls across the map at least `spacing` columns apart (station- and spawn-free columns only), each
+    leaving its gap at the other end from the last: a large open room becomes lanes walked one after
+    another, whose walls the view sees over (a long way round, not a longer search). The gaps are two cells
+    wide, so two agents can pass each other in them. Returns how many walls were drawn."""
+    width = len(cells[0])
+    columns = [c for c in range(2, width - 2) if copyable([row[c] for row in cells])]
+    if not columns:
+        return 0
+    # The first wall stands half a spacing or more from the first open column (no one-wide first lane).
+    drawn, last, gap_at_top = 0, columns[0] + rng.randint(spacing // 2, spacing) - spacing, rng.random() < 0.5
+    for column in columns:
+        if column > columns[-1] - spacing // 2:
+            break  # no one-wide last lane either
+        if column - last >= spacing and _wall_run(cells, column, gap_at_top, gap=2):
+            drawn, last, gap_at_top = drawn + 1, column, not gap_at_top
+    return drawn
 
 
 def _clear_around(cells: Cells, r: int, c: int) -> bool:

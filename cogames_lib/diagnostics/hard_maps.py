@@ -3,22 +3,28 @@
 `certified_map(diagnostic, seed, num_agents)` draws a map from `stable_hash("hard-map", name, seed,
 num_agents, draw)` for draw = 0, 1, ...:
 
-1. the draw picks a target share of the budget from its row's `share_band` (the difficulty it aims at) and a
-   row weight (how much of the growth goes into rows rather than columns: tall, wide or square maps);
+1. the draw picks a target share of the budget from its row's `share_band` (the difficulty it aims at), a
+   row weight (how much of the growth goes into rows rather than columns: tall, wide or square maps) and,
+   for half of the first `MAX_DRAWS // 2` draws of a row with `serpentine`, lanes (walls across the map
+   6-12 lines apart, gaps at alternate ends: `hard_layout.add_serpentine`, along columns or rows);
 2. the base map is mirrored at random, then grown in stages (`hard_layout.grow`): after each stage the map
-   is dressed (wall baffles, extra chargers, distractor stations, from one rng per draw) and the oracle's
-   bound for the episode's spawns is computed; the next stage grows the map by about the factor still
-   missing to the target (damped by `GROWTH_DAMPING`), until the bound reaches the target, exceeds
+   is dressed (wall baffles, lanes, extra chargers, distractor stations, from one rng per draw) and the
+   oracle's bound for the episode's spawns is computed; the next stage grows the map by about the factor
+   still missing to the target (damped by `GROWTH_DAMPING`), until the bound reaches the target, exceeds
    `CERTIFY_SHARE` x max_steps, or the map reaches the row's `max_side`;
 3. the last stage that passed certification is the draw's map: (a) the row's view conditions hold for the
    episode's spawns, (b) the bound is finite (what the episode needs is reachable) and at most
-   `CERTIFY_SHARE` x max_steps, and (c) the bound plus an outward sweep of the open cells closer to the
-   spawns than what must be found (`search_sweep`) fits in max_steps: for search diagnostics the target,
-   for the others every needed station kind no agent sees at the start (one agent searching, even in a team). Growth turns many diagnostics into searches (a station pushed out of view), and a
-   search needs time an oracle's full-knowledge bound does not count. The rule binds only where the draw's
-   first stage (the base layout) meets it: a base whose route reveals its targets as it goes (radial's
-   arms) was never a sweep of every open cell and is not judged as one; a search diagnostic whose base
-   misses it keeps the base's size (mirror and dressing only).
+   `CERTIFY_SHARE` x max_steps, and (c) an agent that must first find what it needs has the time
+   (`search_time` <= max_steps): the view tour over every open cell closer to the spawns than the farthest
+   thing to be found (`hard_search.search_tour`) over `SEARCH_EFFICIENCY`, then the oracle's bound from
+   where the tour ended. What must be found: for search diagnostics the target, for the others every
+   needed station kind no agent sees at the start (one agent searching, even in a team). Growth turns
+   many diagnostics into searches (a station pushed out of view), and a search needs time an oracle's
+   full-knowledge bound does not count. The rule binds only where the draw's base layout (mirrored and
+   dressed, without lanes) meets it: a base whose route reveals its targets as it goes (radial's arms) was
+   never a sweep of every open cell and is not judged as one; a search diagnostic whose base misses it
+   keeps the base's size (mirror and dressing only). Lanes never exempt a draw: the exemption is judged
+   without them.
 A draw with no certified stage is drawn again from the next derived seed, at most `MAX_DRAWS` times; a seed
 with no accepted draw raises `MapError`.
 """
@@ -33,12 +39,14 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from cogames_lib.cvc.maps import SPAWN, GridMap
-from cogames_lib.cvc.observation import VIEW_RADIUS, VIEW_SIZE
+from cogames_lib.cvc.observation import VIEW_RADIUS
 from cogames_lib.cvc.world import World
 from cogames_lib.diagnostics import hard_layout
 from cogames_lib.diagnostics.hard_parameters import HardParameters
+from cogames_lib.diagnostics.hard_search import search_tour
 from cogames_lib.diagnostics.oracle_bound import world_bound
 from cogames_lib.diagnostics.oracle_geometry import UNREACHABLE, Geometry
+from cogames_lib.diagnostics.oracle_planner import OraclePlanner
 from cogames_lib.diagnostics.shipped_maps import shipped_map
 from cogames_lib.diagnostics.variants import required_objects
 from cogames_lib.errors import MapError
@@ -53,20 +61,26 @@ MAX_STAGES = 8  # growth stages per draw (each one bound evaluation)
 GROWTH_DAMPING = 0.75  # grow by this share of the factor still missing: overshooting past 0.8 wastes a stage
 MIN_GROWTH, MAX_GROWTH = 0.08, 0.6  # a stage grows each side by at least / at most this factor
 DISTRACTORS_AT_MOST = 4
-SEARCH_EFFICIENCY = (
-    0.35  # a searching agent's lanes overlap and double back: count the sweep at this share of the ideal rate
-)
+# The tour knows the layout (not the stations) and covers everything closer than the target; a real searcher
+# does not know the layout, but finds the target on average halfway through what is closer. At 1 the two are
+# taken to cancel: the rule certifies "an agent that explores the ground once, then acts, has the time".
+SEARCH_EFFICIENCY = 1.0
+SERPENTINE_SHARE = 0.5  # of the draws that may (a row's `serpentine`, draws below MAX_DRAWS // 2) get lanes
+SERPENTINE_SPACING = (6, 12)  # columns (or rows) between the lanes' walls, drawn per draw
 
 
 @dataclass(frozen=True)
 class Certificate:
-    """A certified hard map and the evidence: the bound, the draw that passed, the search sweep, the target."""
+    """A certified hard map and the evidence: the bound, the draw that passed, the steps granted to a
+    searcher (`search_time`; 0 where nothing needs finding or the base layout is exempt), the target share
+    and the lane spacing (0: no lanes; negative: the lanes' walls run along rows)."""
 
     grid_map: GridMap
     bound: int
     draw: int
-    sweep_steps: int
+    search_steps: int
     target_share: float = 0.0
+    lanes: int = 0
 
 
 def _views_hold(grid_map: GridMap, parameters: HardParameters, spawns: list[tuple[int, int]]) -> bool:
@@ -81,22 +95,23 @@ def _views_hold(grid_map: GridMap, parameters: HardParameters, spawns: list[tupl
     return True
 
 
-def search_sweep(geometry: Geometry, targets: Iterable[str], searchers: int = 1) -> int:
-    """Steps an 11-wide view needs to pass over every reachable open cell that is no farther from the
-    spawns (in moves) than the farthest of the `targets` kinds (each at its nearest station): what a search
-    that widens outwards covers before it has found them all, at `SEARCH_EFFICIENCY` of the ideal rate,
-    shared by `searchers` agents. 0 without targets."""
-    from_spawns = geometry.bfs([a.position for a in geometry.world.agents])
-    reaches = [
-        min((from_spawns[c] for c in geometry.approach_cells(stations)), default=UNREACHABLE)
-        for stations in (geometry.stations_by_kind.get(kind, ()) for kind in targets)
-        if stations
-    ]
-    if not reaches:
+def search_time(world: World, geometry: Geometry, targets: Iterable[str]) -> int:
+    """Steps granted to an agent that must first find the `targets` kinds: explore, then act. The
+    full-knowledge view tour over the ground closer than the farthest target (`hard_search.search_tour`,
+    from the first agent's spawn) over `SEARCH_EFFICIENCY`, plus the oracle's bound for the episode with
+    that agent standing where the tour ended (its teammates still at their spawns; energy as at the
+    start). 0 when nothing needs finding."""
+    tour, end = search_tour(geometry, targets)
+    if tour == 0:
         return 0
-    reach = max(reaches)
-    closer = sum(1 for steps in from_spawns if steps <= reach)
-    return math.ceil(closer / VIEW_SIZE / SEARCH_EFFICIENCY / searchers)
+    searcher = world.agents[0]
+    start = searcher.position
+    searcher.position = end  # the bound reads positions only; the world is put back right after
+    try:
+        after = world_bound(world, geometry)
+    finally:
+        searcher.position = start
+    return min(UNREACHABLE, math.ceil(tour / SEARCH_EFFICIENCY) + after)
 
 
 def _unseen_needs(diagnostic: Diagnostic, grid_map: GridMap, world: World) -> list[str]:
@@ -135,11 +150,18 @@ class _HardRecord:
     record: Diagnostic = field(hash=False, compare=False)
 
 
-def _dress(cells: hard_layout.Cells, parameters: HardParameters, rng: random.Random) -> hard_layout.Cells:
-    """A copy of `cells` with the draw's baffles, extra chargers and distractor stations."""
+def _dress(
+    cells: hard_layout.Cells, parameters: HardParameters, rng: random.Random, lanes: int = 0
+) -> hard_layout.Cells:
+    """A copy of `cells` with the draw's baffles, lanes (`lanes` columns apart; negative: rows), extra
+    chargers and distractor stations."""
     dressed = [list(row) for row in cells]
     for _ in range(parameters.baffles):
         hard_layout.add_baffle(dressed, rng)
+    if lanes:
+        turned = hard_layout.transpose(dressed) if lanes < 0 else dressed
+        hard_layout.add_serpentine(turned, rng, abs(lanes))
+        dressed = hard_layout.transpose(turned) if lanes < 0 else turned
     names = ["charger"] * rng.randint(0, parameters.chargers)
     if parameters.distractors:
         names += [rng.choice(parameters.distractors) for _ in range(rng.randint(0, DISTRACTORS_AT_MOST))]
@@ -154,9 +176,9 @@ def _grid_map(cells: hard_layout.Cells, base: GridMap, name: str) -> GridMap:
 
 
 def _stage(diagnostic: Diagnostic, grid_map: GridMap, seed: int, num_agents: int) -> tuple[int, int, bool]:
-    """(bound, search sweep, view conditions hold) of one candidate map for the episode's spawns. The sweep
-    covers the search diagnostics' targets; elsewhere whatever the episode needs and no agent sees at the
-    start. One agent searches: a team that splits the search well only gains margin."""
+    """(bound, search time, view conditions hold) of one candidate map for the episode's spawns. The search
+    is for the search diagnostics' targets; elsewhere for whatever the episode needs and no agent sees at
+    the start. One agent searches: a team that splits the search well only gains margin."""
     parameters = diagnostic.hard
     assert parameters is not None
     world = World(grid_map, num_agents, diagnostic.env_config(num_agents))
@@ -165,11 +187,25 @@ def _stage(diagnostic: Diagnostic, grid_map: GridMap, seed: int, num_agents: int
         return UNREACHABLE, 0, False
     geometry = Geometry(world)
     bound = world_bound(world, geometry)
-    if parameters.search:
-        sweep = search_sweep(geometry, parameters.out_of_view)
-    else:
-        sweep = search_sweep(geometry, _unseen_needs(diagnostic, grid_map, world))
-    return bound, sweep, True
+    targets = parameters.out_of_view if parameters.search else _unseen_needs(diagnostic, grid_map, world)
+    search = search_time(world, geometry, targets)
+    budget = diagnostic.max_steps
+    if (
+        parameters.witness
+        and bound <= CERTIFY_SHARE * budget
+        and not _oracle_finishes(world, budget)
+    ):
+        return budget + 1, search, True  # over budget in fact: the draw grows no further from here
+    return bound, search, True
+
+
+def _oracle_finishes(world: World, budget: int) -> bool:
+    """The reference oracle's joint plan, played on `world` (just reset), succeeds within `budget` steps:
+    a witness that the episode is feasible, where the bound alone is known to be loose."""
+    planner = OraclePlanner(world)
+    while world.step_count < budget and not world.succeeded:
+        world.step(planner.actions())
+    return world.succeeded
 
 
 def draw_hard_map(diagnostic: Diagnostic, seed: int, num_agents: int, draw: int) -> Certificate | None:
@@ -181,23 +217,29 @@ def draw_hard_map(diagnostic: Diagnostic, seed: int, num_agents: int, draw: int)
     target = rng.uniform(*parameters.share_band)
     row_weight = rng.uniform(0.15, 0.85)
     dress_seed = rng.getrandbits(64)
+    lanes = 0
+    if parameters.serpentine and draw < MAX_DRAWS // 2 and rng.random() < SERPENTINE_SHARE:
+        lanes = rng.randint(*SERPENTINE_SPACING) * rng.choice((1, -1))
     base = shipped_map(diagnostic.map_file)
     cells = hard_layout.mirror([list(row) for row in base.cells], rng)
     name = f"{diagnostic.map_name}_hard_s{seed}_d{draw}"
     best: Certificate | None = None
-    enforce: bool | None = None  # the sweep rule binds where the base layout meets it (see the docstring)
+    enforce: bool | None = None  # the search rule binds where the base layout meets it (see the docstring)
     base_only = False
     good = cells  # the last certified stage's cells (growth restarts from them after an overshoot)
     scale = 1.0
     for _ in range(MAX_STAGES):
-        grid_map = _grid_map(_dress(cells, parameters, random.Random(dress_seed)), base, name)
-        bound, sweep, views = _stage(diagnostic, grid_map, seed, num_agents)
+        grid_map = _grid_map(_dress(cells, parameters, random.Random(dress_seed), lanes), base, name)
+        bound, search, views = _stage(diagnostic, grid_map, seed, num_agents)
         if enforce is None and views:
-            enforce = bound + sweep <= budget
+            # Judged on the layout without lanes: lanes must never exempt a draw from the rule.
+            plain = _stage(diagnostic, _grid_map(_dress(cells, parameters, random.Random(dress_seed)), base, name),
+                           seed, num_agents) if lanes else (bound, search, views)  # fmt: skip
+            enforce = plain[1] <= budget
             base_only = parameters.search and not enforce  # a search is never made larger than the base's
-        sweep = sweep if enforce else 0
-        if views and bound <= CERTIFY_SHARE * budget and bound + sweep <= budget:
-            best, good = Certificate(grid_map, bound, draw, sweep, target), cells
+        search = search if enforce else 0
+        if views and bound <= CERTIFY_SHARE * budget and search <= budget:
+            best, good = Certificate(grid_map, bound, draw, search, target, lanes), cells
             if bound >= target * budget or base_only:
                 break
             missing = target * budget / max(1, bound) - 1

@@ -29,7 +29,11 @@ class HardParameters:
     out_of_view: objects no agent may see at the start (targets that must be searched for).
     search: the target is searched for: certification also asks that an outward sweep of every open cell
         closer to the spawns than the target fits in the budget with the bound (a test of search, not a
-        lottery; see `hard_maps.search_sweep`).
+        lottery; see `hard_maps.search_time`).
+    serpentine: half of a seed's first draws wall the map into lanes (`hard_layout.add_serpentine`); off
+        where a view condition or a tiny map would not survive them.
+    witness: certification also plays the reference oracle on each candidate and keeps only maps it
+        finishes within the budget: for rows where what limits play (energy) makes the bound loose.
     """
 
     max_steps: int
@@ -42,3 +46,5 @@ class HardParameters:
     in_view: tuple[str, ...] = ()
     out_of_view: tuple[str, ...] = ()
     search: bool = False
+    serpentine: bool = True
+    witness: bool = False

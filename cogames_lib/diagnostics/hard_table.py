@@ -30,7 +30,12 @@ HARD_PARAMETERS: MappingProxyType[str, HardParameters] = MappingProxyType(
         "chest_navigation2": HardParameters(350, baffles=2, distractors=_EVERYWHERE),
         "chest_navigation3": HardParameters(350, baffles=2, distractors=_EVERYWHERE),
         "chest_deposit_near": HardParameters(
-            250, share_band=(0.0, 0.1), max_side=40, in_view=("chest",), distractors=_EVERYWHERE
+            250,
+            share_band=(0.0, 0.1),
+            max_side=40,
+            in_view=("chest",),
+            distractors=_EVERYWHERE,
+            serpentine=False,
         ),
         "chest_deposit_search": HardParameters(
             350,
@@ -39,7 +44,9 @@ HARD_PARAMETERS: MappingProxyType[str, HardParameters] = MappingProxyType(
             search=True,
             distractors=_EVERYWHERE,
         ),
-        "assemble_seeded_near": HardParameters(80, share_band=(0.15, 0.45), distractors=ANY_EXTRACTOR),
+        "assemble_seeded_near": HardParameters(
+            80, share_band=(0.15, 0.45), distractors=ANY_EXTRACTOR, serpentine=False
+        ),
         "assemble_seeded_search": HardParameters(
             250,
             share_band=_SEARCH_BAND,
@@ -60,16 +67,16 @@ HARD_PARAMETERS: MappingProxyType[str, HardParameters] = MappingProxyType(
         "unclip_craft": HardParameters(400),
         "unclip_preseed": HardParameters(400),
         "charge_up": HardParameters(350, baffles=3, chargers=3),
-        "memory": HardParameters(170, in_view=("chest",), chargers=0),
-        "radial": HardParameters(350, max_side=150),
+        "memory": HardParameters(170, in_view=("chest",), chargers=0, serpentine=False),
+        "radial": HardParameters(350, max_side=150, serpentine=False),
         "agile": HardParameters(350),
         "extractor_contention": HardParameters(300),
         "chorus_pair": HardParameters(160),
         "chorus_quad": HardParameters(160),
-        "vibe_swap": HardParameters(60, share_band=(0.35, 0.8)),
+        "vibe_swap": HardParameters(60, share_band=(0.35, 0.8), serpentine=False),
         "chest_withdrawal": HardParameters(220),
         "multi_station": HardParameters(
-            400, share_band=(0.3, 0.6), max_side=50, initial_energy=24, chargers=0
+            400, share_band=(0.3, 0.6), max_side=50, initial_energy=24, chargers=0, witness=True
         ),
     }
 )
