@@ -295,38 +295,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         for resource in self.role:
             if len(duty) < quota and resource not in duty and resource not in theirs:
                 duty.append(resource)
-        if theirs:
-            for resource in self._dropped_for_me(fits):
-                if len(duty) < quota and resource not in duty:
-                    duty.append(resource)
         return tuple(r for r in rules.RESOURCES if r in duty)
-
-    def _dropped_for_me(self, fits: dict[str, set[int]]) -> list[str]:
-        """What the teammates I leave far sources to drop from their roles to fetch them, and I take up
-        (`_duty`). An owner claims the far resources of its sector (up to its role's size, in the order
-        of `rules.RESOURCES`) and fetches what is left of its role in the remaining slots: the rest of its
-        role it drops. Every agent that leaves a resource to that owner (a giver) derives the same list,
-        and the givers share it out in agent order, so each dropped resource has one taker."""
-        mine: list[str] = []
-        for owner in range(self.num_agents):
-            if owner == self.agent_id:
-                continue
-            role = role_resources(owner, self.num_agents)
-            claims = [r for r, agents in fits.items() if owner in agents][: len(role)]
-            if not claims:
-                continue
-            left = {r for r, agents in fits.items() if agents and owner not in agents}
-            kept = [r for r in role if r not in claims and r not in left]
-            dropped = kept[max(0, len(role) - len(claims)) :]
-            givers = [
-                a
-                for a in range(self.num_agents)
-                if a != owner and any(r in claims for r in role_resources(a, self.num_agents))
-            ]
-            if self.agent_id in givers:
-                turn = givers.index(self.agent_id)
-                mine.extend(dropped[turn :: len(givers)])
-        return mine
 
     def _sources_known(self, resource: str) -> bool:
         """A source of `resource` that can still give it is known. A chest seen empty or an extractor

@@ -13,10 +13,8 @@ it: `MapMemory.edge`, so the map's rim, whose view would also show what lies out
 middle). So a large unseen room a few steps further beats the
 strip of unknown cells next to the agent, and the search sweeps open rooms in wide lanes instead of row by
 row near its start; in a corridor the cell straight ahead still has both the most gain and the shortest
-way, so a corridor is walked to its end once. `TRAVEL_OVERHEAD` is 0 since issue 24's fifth pass (6
-before): a pocket a few steps away is closed before the agent walks off, instead of costing a walk back
-later (the path length is at least 1, so the denominator never vanishes; on the one-agent extract-missing
-hard maps, tuning seeds 0-149, 426 of 600 episodes passed against 402 with 6). The breadth-first search
+way, so a corridor is walked to its end once. `TRAVEL_OVERHEAD` (the steps it takes to use what is found)
+keeps a small pocket right next to the agent from winning on a tiny denominator. The breadth-first search
 stops once no farther cell could beat the best score (gain is at most 121). Ties go to the first cell in
 row-major order: the choice is deterministic. The spawn term is small (a cell 40 away costs 2 steps more):
 among frontier cells of about the same information per step it takes the one nearer the spawn, so the
@@ -45,7 +43,7 @@ from cogames_lib.cvc.observation import VIEW_RADIUS, VIEW_SIZE
 from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 from cogames_lib.policies.scripted.planning import Cell
 
-TRAVEL_OVERHEAD = 0  # steps added to every path length (see the module docstring)
+TRAVEL_OVERHEAD = 6  # steps added to every path length (see the module docstring)
 ORIGIN_WEIGHT = 0.05  # steps charged per cell of distance from the spawn (0.2 slowed far searches) ...
 ORIGIN_REACH = 40  # ... counted up to this distance (far out, where the agent is matters, not the spawn)
 SECTOR_PENALTY = 24  # extra steps charged for a frontier cell in a teammate's sector
