@@ -24,7 +24,9 @@ num_agents, draw)` for draw = 0, 1, ...:
    dressed, without lanes) meets it: a base whose route reveals its targets as it goes (radial's arms) was
    never a sweep of every open cell and is not judged as one; a search diagnostic whose base misses it
    keeps the base's size (mirror and dressing only). Lanes never exempt a draw: the exemption is judged
-   without them.
+   without them;
+4. of the stages that passed (a)-(c), the draw keeps the last one that the reference oracle's own play
+   finishes within max_steps (`_oracle_finishes`): the bound is necessary, the play is a witness.
 A draw with no certified stage is drawn again from the next derived seed, at most `MAX_DRAWS` times; a seed
 with no accepted draw raises `MapError`.
 """
@@ -189,19 +191,15 @@ def _stage(diagnostic: Diagnostic, grid_map: GridMap, seed: int, num_agents: int
     bound = world_bound(world, geometry)
     targets = parameters.out_of_view if parameters.search else _unseen_needs(diagnostic, grid_map, world)
     search = search_time(world, geometry, targets)
-    budget = diagnostic.max_steps
-    if (
-        parameters.witness
-        and bound <= CERTIFY_SHARE * budget
-        and not _oracle_finishes(world, budget)
-    ):
-        return budget + 1, search, True  # over budget in fact: the draw grows no further from here
     return bound, search, True
 
 
-def _oracle_finishes(world: World, budget: int) -> bool:
-    """The reference oracle's joint plan, played on `world` (just reset), succeeds within `budget` steps:
-    a witness that the episode is feasible, where the bound alone is known to be loose."""
+def _oracle_finishes(diagnostic: Diagnostic, certificate: Certificate, seed: int, num_agents: int) -> bool:
+    """The reference oracle's joint plan, played on the certificate's map from the episode's reset,
+    succeeds within the budget: a witness that the episode is feasible (the bound is only necessary)."""
+    world = World(certificate.grid_map, num_agents, diagnostic.env_config(num_agents))
+    world.reset(seed)
+    budget = diagnostic.max_steps
     planner = OraclePlanner(world)
     while world.step_count < budget and not world.succeeded:
         world.step(planner.actions())
@@ -224,6 +222,7 @@ def draw_hard_map(diagnostic: Diagnostic, seed: int, num_agents: int, draw: int)
     cells = hard_layout.mirror([list(row) for row in base.cells], rng)
     name = f"{diagnostic.map_name}_hard_s{seed}_d{draw}"
     best: Certificate | None = None
+    passed: list[Certificate] = []  # every stage that passed (1)-(3), in order
     enforce: bool | None = None  # the search rule binds where the base layout meets it (see the docstring)
     base_only = False
     good = cells  # the last certified stage's cells (growth restarts from them after an overshoot)
@@ -240,6 +239,7 @@ def draw_hard_map(diagnostic: Diagnostic, seed: int, num_agents: int, draw: int)
         search = search if enforce else 0
         if views and bound <= CERTIFY_SHARE * budget and search <= budget:
             best, good = Certificate(grid_map, bound, draw, search, target, lanes), cells
+            passed.append(best)
             if bound >= target * budget or base_only:
                 break
             missing = target * budget / max(1, bound) - 1
@@ -260,7 +260,9 @@ def draw_hard_map(diagnostic: Diagnostic, seed: int, num_agents: int, draw: int)
         if rows <= 0 and cols <= 0:
             break
         cells = hard_layout.grow(cells, max(0, rows), max(0, cols), rng, parameters.in_view)
-    return best
+    # (4) the last stage the oracle's own play finishes (usually the last that passed; earlier ones are
+    # played only when a later one fails).
+    return next((c for c in reversed(passed) if _oracle_finishes(diagnostic, c, seed, num_agents)), None)
 
 
 @lru_cache(maxsize=512)

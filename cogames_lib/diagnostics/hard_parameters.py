@@ -32,8 +32,6 @@ class HardParameters:
         lottery; see `hard_maps.search_time`).
     serpentine: half of a seed's first draws wall the map into lanes (`hard_layout.add_serpentine`); off
         where a view condition or a tiny map would not survive them.
-    witness: certification also plays the reference oracle on each candidate and keeps only maps it
-        finishes within the budget: for rows where what limits play (energy) makes the bound loose.
     """
 
     max_steps: int
@@ -47,4 +45,3 @@ class HardParameters:
     out_of_view: tuple[str, ...] = ()
     search: bool = False
     serpentine: bool = True
-    witness: bool = False

@@ -2,7 +2,8 @@
 
 A hard map is the base diagnostic's map stretched (copies of station-free rows and columns inserted, so
 rooms grow and corridors lengthen while the topology, the stations and every rule stay the base's), mirrored
-at random, and optionally crossed by wall baffles (walls between the agents and their targets). Each row
+at random, and optionally crossed by wall baffles (walls between the agents and their targets) or walled
+into lanes (a long way round an open room; half of the first draws of rows with `serpentine`). Each row
 says how far the generator may go; `hard_maps.certified_map` draws a map from the episode seed and keeps
 only maps the oracle's lower bound certifies (see docs/cvc_variants.md).
 """
@@ -21,7 +22,7 @@ from cogames_lib.diagnostics.hard_parameters import ANY_EXTRACTOR, HardParameter
 # assembler search 250, extract lab 230, memory 170 (docs/cvc_variants.md). Upstream's hard layouts were
 # measured with our oracle at 0.3 (assembler search) to 0.89 (radial, 2 agents) of the budget; every row
 # aims at a spread of shares from 0.3 up to the 0.8 ceiling, except the "near" diagnostics (their target
-# starts in view) and the search diagnostics, whose band is capped by the outward-sweep rule.
+# starts in view) and the search diagnostics, whose band is capped by the search rule (`hard_maps.search_time`).
 _SEARCH_BAND = (0.3, 0.6)
 _EVERYWHERE = (*ANY_EXTRACTOR, "assembler")  # distractors for an agent that holds its heart
 HARD_PARAMETERS: MappingProxyType[str, HardParameters] = MappingProxyType(
@@ -76,7 +77,7 @@ HARD_PARAMETERS: MappingProxyType[str, HardParameters] = MappingProxyType(
         "vibe_swap": HardParameters(60, share_band=(0.35, 0.8), serpentine=False),
         "chest_withdrawal": HardParameters(220),
         "multi_station": HardParameters(
-            400, share_band=(0.3, 0.6), max_side=50, initial_energy=24, chargers=0, witness=True
+            400, share_band=(0.3, 0.6), max_side=50, initial_energy=24, chargers=0
         ),
     }
 )
