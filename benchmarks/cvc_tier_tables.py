@@ -1,12 +1,15 @@
 """Write `data/cvc_tiers/`'s tables (and the difficulty figure) from a tier sweep's output folder.
 
 Run the tier sweep (docs/cvc_variants.md, "The tier sweep"), then
-`python benchmarks/cvc_tier_tables.py OUT [OUT2 ...] data/cvc_tiers --figure docs/cvc_hard_pass_by_difficulty.png`
+`python benchmarks/cvc_tier_tables.py OUT [OUT2 ...] data/cvc_tiers --figure docs/cvc_hard_pass_by_difficulty.png
+ --need-figure docs/cvc_hard_pass_by_need.png`
 (several folders: the same sweep seed and seeds, a different policy set in each; their episodes are joined):
 - `pass_rates.csv`: `summarise(episodes, by=[tier, policy, num_agents])` (Wilson 95% intervals);
 - `scripted_failures.csv`: scripted's failed episodes;
-- `hard_instances.csv`: `sweep.instances.instances_frame(OUT)` (each hard episode's bound / budget);
-- `difficulty.csv`: `sweep.difficulty.difficulty_table(episodes, instances)`.
+- `hard_instances.csv`: `sweep.instances.instances_frame(OUT)` (each hard episode's bound / budget and a
+  searcher's certified need / budget);
+- `difficulty.csv`: `sweep.difficulty.difficulty_table(episodes, instances)` (bins of bound / budget);
+- `difficulty_need.csv`: the same by bins of the searcher's need (`share="need_share"`).
 Rates are rounded to 4 places; every file is written atomically.
 """
 
@@ -18,17 +21,15 @@ from pathlib import Path
 import pandas as pd
 
 from cogames_lib import io
-from cogames_lib.sweep.difficulty import difficulty_table
-from cogames_lib.sweep.instances import instances_frame
+from cogames_lib.sweep.difficulty import DIFFICULTY_COLUMNS, difficulty_table
+from cogames_lib.sweep.instances import INSTANCE_COLUMNS, instances_frame
 from cogames_lib.sweep.summary import summarise
 
 PASS_COLUMNS = ["tier", "policy", "num_agents", "n", "successes", "rate", "ci_low", "ci_high", "timed_out",
                 "run_errors"]  # fmt: skip
 FAILURE_COLUMNS = ["diagnostic", "num_agents", "seed", "episode_seed", "status", "steps", "max_steps"]
-INSTANCE_COLUMNS = ["policy", "diagnostic", "num_agents", "seed", "episode_seed", "bound", "max_steps",
-                    "bound_share"]  # fmt: skip
-DIFFICULTY_COLUMNS = ["policy", "share_bin", "n", "successes", "rate", "ci_low", "ci_high"]
 RATES = ["rate", "ci_low", "ci_high"]
+POLICY_ORDER = ["scripted", "oracle", "random"]  # the tables' column order: the baseline, its ceiling, chance
 
 
 def main() -> None:
@@ -38,6 +39,7 @@ def main() -> None:
     )
     parser.add_argument("dest", type=Path, help="where the tables go (data/cvc_tiers)")
     parser.add_argument("--figure", type=Path, default=None, help="also draw the difficulty figure here")
+    parser.add_argument("--need-figure", type=Path, default=None, help="and the figure by searcher's need")
     args = parser.parse_args()
     parts = [(pd.read_parquet(out / "episodes.parquet"), instances_frame(out)) for out in args.out]
     seen: set[str] = set()
@@ -50,21 +52,25 @@ def main() -> None:
     instances = pd.concat([rows for _, rows in parts], ignore_index=True)
     passes = summarise(episodes, by=["tier", "policy", "num_agents"])[PASS_COLUMNS]
     failures = episodes[(episodes.policy == "scripted") & ~episodes.success.astype(bool)][FAILURE_COLUMNS]
-    hard = instances[INSTANCE_COLUMNS].assign(bound_share=lambda f: f.bound_share.round(4))
-    difficulty = difficulty_table(episodes, instances)[DIFFICULTY_COLUMNS]
-    for name, frame in (("pass_rates", passes), ("scripted_failures", failures),
-                        ("hard_instances", hard), ("difficulty", difficulty)):  # fmt: skip
+    hard = instances[list(INSTANCE_COLUMNS)].round({"bound_share": 4, "need_share": 4})
+    order = sorted(seen, key=lambda p: (POLICY_ORDER.index(p) if p in POLICY_ORDER else len(POLICY_ORDER), p))
+    difficulty = difficulty_table(episodes, instances, policies=order)[list(DIFFICULTY_COLUMNS)]
+    need = difficulty_table(episodes, instances, policies=order, share="need_share")[list(DIFFICULTY_COLUMNS)]
+    for name, frame in (("pass_rates", passes), ("scripted_failures", failures), ("hard_instances", hard),
+                        ("difficulty", difficulty), ("difficulty_need", need)):  # fmt: skip
         rounded = frame.round({column: 4 for column in RATES if column in frame.columns})
         io.write_with(args.dest / f"{name}.csv", lambda path, f=rounded: f.to_csv(path, index=False))
     print(passes.to_string(index=False))
     print(f"{len(failures)} scripted failures of {len(episodes)} episodes")
-    if args.figure is not None:
-        from cogames_lib.plots.difficulty import difficulty_rates
+    from cogames_lib.plots.difficulty import difficulty_rates
 
-        figure = difficulty_rates(difficulty)
-        io.write_with(
-            args.figure, lambda path: figure.savefig(path, dpi=100, bbox_inches="tight", format="png")
-        )
+    for path, table, share in (
+        (args.figure, difficulty, "bound_share"),
+        (args.need_figure, need, "need_share"),
+    ):
+        if path is not None:
+            figure = difficulty_rates(table, share=share)
+            io.write_with(path, lambda p, f=figure: f.savefig(p, dpi=100, bbox_inches="tight", format="png"))
 
 
 if __name__ == "__main__":

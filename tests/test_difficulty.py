@@ -98,10 +98,11 @@ def _episodes() -> pd.DataFrame:
 
 def _instances() -> pd.DataFrame:
     shares = [0.1, 0.3, 0.35, 0.7]
+    needs = [0.9, 0.3, 0.95, 0.7]  # two instances a searcher needs far more for than the bound says
     rows = [
-        (policy, "diagnostic_radial_hard", 2, seed, 1000 + seed, round(s * 350), 350, s)
+        (policy, "diagnostic_radial_hard", 2, seed, 1000 + seed, round(s * 350), 350, s, round(n * 350), n)
         for policy in ("scripted", "random")
-        for seed, s in enumerate(shares)
+        for seed, (s, n) in enumerate(zip(shares, needs, strict=True))
     ]
     return pd.DataFrame(rows, columns=list(INSTANCE_COLUMNS))
 
@@ -117,6 +118,16 @@ def test_difficulty_table_counts_each_hard_episode_in_its_share_bin() -> None:
     text = difficulty_markdown(table)
     assert "| 0.2-0.4 | 1.00 [" in text and "(n = 2" in text
     assert list(share_bins(pd.Series([0.0, 0.2, 0.21]))) == ["0.0-0.2", "0.0-0.2", "0.2-0.4"]
+
+
+def test_difficulty_table_bins_by_the_searchers_need() -> None:
+    table = difficulty_table(_episodes(), _instances(), share="need_share")
+    scripted = table[table["policy"] == "scripted"].set_index("share_bin")
+    assert scripted.loc["0.8-1.0", "n"] == 2 and scripted.loc["0.8-1.0", "successes"] == 2
+    assert scripted.loc["0.6-0.8", "successes"] == 0 and "0.0-0.2" not in scripted.index
+    assert difficulty_markdown(table, share="need_share").startswith("| searcher's certified need")
+    with pytest.raises(ParameterError, match="share='steps'"):
+        difficulty_table(_episodes(), _instances(), share="steps")
 
 
 def test_difficulty_table_names_missing_columns() -> None:
@@ -137,12 +148,28 @@ def test_instances_round_trip_through_the_manifest(tmp_path) -> None:
         {"policy": "oracle", "diagnostic": "d", "num_agents": 1, "episode_seed": 8, "max_steps": 100},
     ]
     rows = instance_rows(results, [3, 4])
-    assert rows == [["oracle", "d_hard", 1, 3, 9, 50, 200, 0.25]]
+    assert rows == [["oracle", "d_hard", 1, 3, 9, 50, 200, 0.25, 0, 0.25]]  # no search: need = bound
+    results[0]["search_steps"] = 150
+    assert instance_rows(results, [3, 4])[0][-2:] == [150, 0.75]
     record_instances(tmp_path, rows)
-    record_instances(tmp_path, [["oracle", "d_hard", 1, 3, 9, 60, 200, 0.3]])  # same key: replaced
+    record_instances(tmp_path, [["oracle", "d_hard", 1, 3, 9, 60, 200, 0.3, 0, 0.3]])  # same key: replaced
     frame = instances_frame(tmp_path)
     assert list(frame.columns) == list(INSTANCE_COLUMNS)
     assert frame["bound"].tolist() == [60]
+
+
+def test_instances_written_before_the_search_columns_are_not_read(tmp_path) -> None:
+    from cogames_lib import outdir
+    from cogames_lib.io import write_json
+
+    old_columns = list(INSTANCE_COLUMNS[:8])
+    write_json(
+        tmp_path / outdir.MANIFEST_FILE,
+        {"hard_instances": {"columns": old_columns, "rows": [["oracle", "d_hard", 1, 3, 9, 60, 200, 0.3]]}},
+    )
+    assert instances_frame(tmp_path).empty  # a resumed sweep recomputes them (test below)
+    record_instances(tmp_path, [["oracle", "d_hard", 1, 4, 9, 60, 200, 0.3, 90, 0.45]])
+    assert instances_frame(tmp_path)["seed"].tolist() == [4]
 
 
 def test_a_sweep_records_every_hard_episode_share(tmp_path) -> None:
@@ -154,6 +181,7 @@ def test_a_sweep_records_every_hard_episode_share(tmp_path) -> None:
     hard = episodes[episodes["tier"].astype(str) == "hard"]
     assert sorted(frame["episode_seed"]) == sorted(hard["episode_seed"])
     assert (frame["bound_share"] == (frame["bound"] / frame["max_steps"]).round(4)).all()
+    assert (frame["need_share"] >= frame["bound_share"]).all()
 
 
 def test_difficulty_figures_draw() -> None:

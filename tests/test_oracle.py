@@ -70,6 +70,11 @@ def test_feasibility_table_compares_bound_budget_and_oracle() -> None:
     assert table["certified"].all() and table["oracle_success"].all()
     assert (table["bound"] <= table["oracle_steps"]).all()
     assert set(table["tier"]) == {"normal", "hard"}
+    hard = table["tier"] == "hard"
+    # radial_hard's stations start out of view: a searcher is granted more than the bound, within budget
+    assert (table.loc[hard, "search_steps"] > table.loc[hard, "bound"]).all()
+    assert (table.loc[~hard, "search_steps"] == 0).all()
+    assert (table["need_share"] >= table["bound_share"]).all() and (table["need_share"] <= 1).all()
     summary = feasibility_summary(table)
     assert len(summary) == 4
     assert summary_markdown(summary).splitlines()[2].startswith("| radial | normal | 1 | 250 |")

@@ -24,11 +24,13 @@ from cogames_lib.plots.style import (
 )
 
 ORACLE_COLOUR = "#2b2b2b"  # the reference ceiling: not a policy of the style table, never its blue
+NEED_COLOUR = "#e08a1e"  # the searcher's need, next to the bound's blue
 
 
 def bound_share_distribution(table: pd.DataFrame, title: str = "Hard tier: bound / budget") -> plt.Figure:
-    """Left: the pooled histogram of bound / budget with its median and 90th percentile; right: every
-    instance per variant (one dot each, jittered), variants in table order."""
+    """Left: the pooled histogram of bound / budget with its median and 90th percentile (and, where the
+    table has `need_share`, the searcher's need as an outline with its median); right: every instance per
+    variant (one dot each, jittered; need as a hollow ring), variants in table order."""
     require_columns(table, ["diagnostic", "bound_share"], "bound_share_distribution")
     if table.empty:
         return empty_figure(title, "no hard instances")
@@ -43,30 +45,52 @@ def bound_share_distribution(table: pd.DataFrame, title: str = "Hard tier: bound
         layout="constrained",
     )
     shares = table["bound_share"].astype(float)
-    left.hist(shares, bins=np.linspace(0, 0.8, 17), color="#1b6ca8", edgecolor="white")
+    need = table["need_share"].astype(float) if "need_share" in table.columns else None
+    edges = np.linspace(0, 1.0 if need is not None else 0.8, 21 if need is not None else 17)
+    left.hist(shares, bins=edges, color="#1b6ca8", edgecolor="white", label="bound")
     for value, label, style in ((shares.median(), "median", "-"), (shares.quantile(0.9), "90th pct", "--")):
         left.axvline(value, color="#d1342f", linestyle=style, label=f"{label} {value:.2f}")
-    left.set_xlabel("oracle lower bound / step budget", fontsize=TEXT_PT)
+    if need is not None:
+        left.hist(
+            need, bins=edges, histtype="step", color=NEED_COLOUR, linewidth=1.4, label="searcher's need"
+        )
+        left.axvline(
+            need.median(), color=NEED_COLOUR, linestyle=":", label=f"need median {need.median():.2f}"
+        )
+    left.set_xlabel("oracle lower bound / step budget" if need is None else "share of the step budget",
+                    fontsize=TEXT_PT)  # fmt: skip
     left.set_ylabel(f"instances (n = {len(shares)})", fontsize=TEXT_PT)
     left.legend(fontsize=TEXT_PT, frameon=False)
     left.set_title(title, fontsize=TEXT_PT + 1)
     rng = np.random.default_rng(0)  # jitter only: the same table always draws the same figure
     for index, name in enumerate(names):
-        values = table.loc[table["diagnostic"].astype(str) == name, "bound_share"].astype(float)
-        jitter = rng.uniform(-0.25, 0.25, len(values))
-        right.scatter(values, index + jitter, s=6, alpha=0.5, color="#1b6ca8", linewidths=0)
+        rows = table.loc[table["diagnostic"].astype(str) == name]
+        jitter = rng.uniform(-0.25, 0.25, len(rows))
+        right.scatter(
+            rows["bound_share"].astype(float), index + jitter, s=6, alpha=0.5, color="#1b6ca8", linewidths=0
+        )
+        if need is not None:
+            searched = rows["need_share"].astype(float) > rows["bound_share"].astype(float)
+            right.scatter(rows.loc[searched, "need_share"].astype(float), (index + jitter)[searched.to_numpy()],
+                          s=8, facecolors="none", edgecolors=NEED_COLOUR, linewidths=0.5, alpha=0.6)  # fmt: skip
     right.set_yticks(range(len(names)), [short[n] for n in names], fontsize=TEXT_PT)
     right.invert_yaxis()
-    right.set_xlim(0, 0.85)
+    right.set_xlim(0, 1.02 if need is not None else 0.85)
     right.axvline(0.8, color="#7f7f7f", linewidth=0.8)
-    right.set_xlabel("bound / budget per instance", fontsize=TEXT_PT)
+    right.set_xlabel("bound / budget per instance" + (" (ring: searcher's need)" if need is not None else ""),
+                     fontsize=TEXT_PT)  # fmt: skip
     right.tick_params(axis="x", labelsize=TEXT_PT)
     left.tick_params(labelsize=TEXT_PT)
     return fig
 
 
-def difficulty_rates(table: pd.DataFrame, title: str = "Pass rate by difficulty (hard tier)") -> plt.Figure:
-    """Pass rate (Wilson 95% interval) per bound/budget bin, one line per policy."""
+def difficulty_rates(
+    table: pd.DataFrame, title: str = "Pass rate by difficulty (hard tier)", share: str = "bound_share"
+) -> plt.Figure:
+    """Pass rate (Wilson 95% interval) per share bin, one line per policy; `share` names the table's
+    measure (`sweep.difficulty.SHARES`) on the x axis."""
+    from cogames_lib.sweep.difficulty import SHARES
+
     require_columns(table, ["policy", "share_bin", "n", "rate", "ci_low", "ci_high"], "difficulty_rates")
     if table.empty:
         return empty_figure(title, "no hard episodes")
@@ -84,7 +108,7 @@ def difficulty_rates(table: pd.DataFrame, title: str = "Pass rate by difficulty 
     counts = table.groupby("share_bin", observed=True)["n"].max()
     ax.set_xticks(range(len(labels)), [f"{label}\n(n <= {int(counts.get(label, 0))})" for label in labels])
     ax.set_ylim(-0.03, 1.03)
-    ax.set_xlabel("oracle lower bound / step budget", fontsize=TEXT_PT)
+    ax.set_xlabel(SHARES.get(share, share), fontsize=TEXT_PT)
     ax.set_ylabel("pass rate", fontsize=TEXT_PT)
     ax.set_title(title, fontsize=TEXT_PT + 1)
     ax.legend(fontsize=TEXT_PT, frameon=False)

@@ -1,10 +1,12 @@
-"""Where does each policy break? Pass rate by difficulty bin (bound / budget) of the hard tier.
+"""Where does each policy break? Pass rate by difficulty bin of the hard tier.
 
-`difficulty_table(episodes, instances)` joins a sweep's `episodes` table with its hard instances
-(`instances.instances_frame(out_dir)`: each hard episode's oracle bound / budget share) and returns one row
-per (policy, share bin):
+`difficulty_table(episodes, instances, share=...)` joins a sweep's `episodes` table with its hard instances
+(`instances.instances_frame(out_dir)`) and returns one row per (policy, share bin). Two measures of an
+instance's difficulty (`SHARES`): `bound_share`, the oracle's full-knowledge lower bound / budget, and
+`need_share`, max(bound, the steps certification grants an agent that must first find its targets) / budget,
+the measure that counts the search a real agent cannot skip.
 
-    policy, share_bin            the policy and the bin of bound / max_steps ("0.2-0.4": 0.2 < share <= 0.4)
+    policy, share_bin            the policy and the bin of the share ("0.2-0.4": 0.2 < share <= 0.4)
     n, successes, rate           episodes in the bin, passed, passed / n
     ci_low, ci_high              Wilson 95% interval (`stats.rate_table`)
 
@@ -23,7 +25,11 @@ from cogames_lib.finding import interval_text
 from cogames_lib.stats import rate_table
 from cogames_lib.sweep.instances import INSTANCE_KEY
 
-SHARE_BINS: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8)
+SHARE_BINS: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+SHARES = {  # share column -> what it measures (axis and table labels)
+    "bound_share": "oracle lower bound / step budget",
+    "need_share": "searcher's certified need / step budget",
+}
 DIFFICULTY_COLUMNS = ("policy", "share_bin", "n", "successes", "rate", "ci_low", "ci_high")
 _JOIN = [c for c in INSTANCE_KEY if c != "episode_seed"]
 
@@ -42,20 +48,23 @@ def difficulty_table(
     instances: pd.DataFrame,
     bins: Sequence[float] = SHARE_BINS,
     policies: Sequence[str] | None = None,
+    share: str = "bound_share",
 ) -> pd.DataFrame:
-    """Pass rate per (policy, bound/budget bin) over the hard episodes of `episodes` (see the module
+    """Pass rate per (policy, `share` bin) over the hard episodes of `episodes` (see the module
     docstring). `policies` keeps and orders those policies (default: all, in the episodes' order)."""
+    if share not in SHARES:
+        raise ParameterError(f"difficulty_table: share={share!r} is not one of {sorted(SHARES)}")
     missing = [c for c in (*_JOIN, "success") if c not in episodes.columns]
-    missing += [f"instances.{c}" for c in (*_JOIN, "bound_share") if c not in instances.columns]
+    missing += [f"instances.{c}" for c in (*_JOIN, share) if c not in instances.columns]
     if missing:
         raise ParameterError(f"difficulty_table: missing column(s) {missing}")
     left = episodes[[*_JOIN, "success"]].astype({"policy": str, "diagnostic": str})
-    right = instances[[*_JOIN, "bound_share"]].astype({"policy": str, "diagnostic": str})
+    right = instances[[*_JOIN, share]].astype({"policy": str, "diagnostic": str})
     joined = left.merge(right, on=_JOIN, how="inner")
     order = list(policies) if policies is not None else list(dict.fromkeys(left["policy"]))
     joined = joined[joined["policy"].isin(order)].copy()
     joined["policy"] = pd.Categorical(joined["policy"], categories=order, ordered=True)
-    joined["share_bin"] = share_bins(joined["bound_share"], bins)
+    joined["share_bin"] = share_bins(joined[share], bins)
     if joined.empty:
         return pd.DataFrame(columns=list(DIFFICULTY_COLUMNS))
     table = rate_table(joined, ["policy", "share_bin"], "success")
@@ -64,12 +73,14 @@ def difficulty_table(
     return table[list(DIFFICULTY_COLUMNS)]
 
 
-def difficulty_markdown(table: pd.DataFrame, digits: int = 2) -> str:
-    """`difficulty_table` as Markdown: one row per bin, one column per policy, "rate [low, high] (n = k)"."""
+def difficulty_markdown(table: pd.DataFrame, digits: int = 2, share: str = "bound_share") -> str:
+    """`difficulty_table` as Markdown: one row per bin, one column per policy, "rate [low, high] (n = k)";
+    `share` names the table's measure in the header."""
     policies = list(dict.fromkeys(table["policy"]))
     labels = list(dict.fromkeys(table["share_bin"]))
     cells = {(r.share_bin, r.policy): r for r in table.itertuples(index=False)}
-    lines = ["| bound / budget | " + " | ".join(policies) + " |", "|---|" + "---|" * len(policies)]
+    header = SHARES.get(share, share)
+    lines = [f"| {header} | " + " | ".join(policies) + " |", "|---|" + "---|" * len(policies)]
     for label in sorted(labels):
         row = []
         for policy in policies:

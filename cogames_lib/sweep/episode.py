@@ -128,20 +128,22 @@ def run_episode(
         "duration_s": time.perf_counter() - started,
     }
     if record.hard is not None:
-        result["bound"] = hard_bound(record, num_agents, seed)
+        evidence = hard_evidence(record, num_agents, seed)
+        result["bound"], result["search_steps"] = evidence if evidence is not None else (None, None)
     if trace is not None:
         result["trace"] = trace
     return result
 
 
-def hard_bound(record: Any, num_agents: int, seed: int) -> int | None:
-    """The oracle's lower bound of a hard episode's certified map (cached with the map; None when the map
-    could not be drawn, an episode the sweep reports as RUN_ERROR)."""
+def hard_evidence(record: Any, num_agents: int, seed: int) -> tuple[int, int] | None:
+    """(oracle lower bound, searcher's granted steps) of a hard episode's certified map (cached with the
+    map; None when the map could not be drawn, an episode the sweep reports as RUN_ERROR)."""
     from cogames_lib.diagnostics.hard_maps import certified_map
     from cogames_lib.errors import MapError
 
     try:
-        return certified_map(record, seed, num_agents).bound
+        certificate = certified_map(record, seed, num_agents)
+        return certificate.bound, certificate.search_steps
     except MapError:
         return None
 

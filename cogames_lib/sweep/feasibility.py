@@ -9,6 +9,11 @@
     bound_share                         bound / max_steps
     certified                           bound_share <= 0.8 (the hard tier's acceptance rule)
     draw                                hard tier: the draw of the map generator that was certified; else 0
+    search_steps                        hard tier: the steps certification grants an agent that must first
+                                        find its targets (the view tour, then the bound; `hard_maps.
+                                        search_time`); 0 where nothing needs finding or outside the hard tier
+    need_share                          max(bound, search_steps) / max_steps: the share of the budget a
+                                        searcher needs by the certificate's own account (>= bound_share)
     oracle_success, oracle_steps        what the oracle (a full-knowledge planner) achieved: a ceiling
                                         that is close to, but not always at, the bound
 A failure of a policy on a row with a small bound_share is the policy's fault, not the budget's.
@@ -35,6 +40,8 @@ FEASIBILITY_COLUMNS = (
     "bound_share",
     "certified",
     "draw",
+    "search_steps",
+    "need_share",
     "oracle_success",
     "oracle_steps",
 )
@@ -42,14 +49,20 @@ FEASIBILITY_COLUMNS = (
 
 def episode_bound(diagnostic: Any, num_agents: int, seed: int) -> tuple[int, int]:
     """(lower bound, certified draw) of one episode of a record or name (draw 0 outside the hard tier)."""
+    bound, draw, _ = _episode_evidence(diagnostic, num_agents, seed)
+    return bound, draw
+
+
+def _episode_evidence(diagnostic: Any, num_agents: int, seed: int) -> tuple[int, int, int]:
+    """(lower bound, certified draw, search steps) of one episode; draw and search 0 outside the hard tier."""
     from cogames_lib.diagnostics import check_agent_count, get_diagnostic
 
     record = get_diagnostic(diagnostic)
     check_agent_count(record, num_agents)
     if record.hard is not None:
         certificate = certified_map(record, seed, num_agents)
-        return certificate.bound, certificate.draw
-    return lower_bound(record, record.episode_map(seed, num_agents), num_agents, seed), 0
+        return certificate.bound, certificate.draw, certificate.search_steps
+    return lower_bound(record, record.episode_map(seed, num_agents), num_agents, seed), 0, 0
 
 
 def feasibility_table(
@@ -82,7 +95,7 @@ def feasibility_table(
         cells = tqdm(cells, desc="feasibility", unit="episode")
     rows = []
     for record, count, seed in cells:
-        bound, draw = episode_bound(record, count, seed)
+        bound, draw, search = _episode_evidence(record, count, seed)
         result = run_episode("oracle", record, count, seed) if play_oracle else None
         rows.append(
             (
@@ -95,6 +108,8 @@ def feasibility_table(
                 bound / record.max_steps,
                 bound <= CERTIFY_SHARE * record.max_steps,
                 draw,
+                search,
+                max(bound, search) / record.max_steps,
                 None if result is None else bool(result["success"]),
                 None if result is None else int(result["steps"]),
             )

@@ -1,13 +1,16 @@
 """How hard was each hard-tier episode? Its bound / budget share, recorded in the sweep's manifest.
 
 Every hard episode plays on a map generated for its own episode seed (`diagnostics.hard_maps`), so its
-difficulty is a property of the episode: the oracle's lower bound on steps over the step budget. `run_episode`
-returns the bound with the result (the map and its certificate are cached where the episode ran);
+difficulty is a property of the episode: the oracle's lower bound on steps over the step budget, and the
+steps certification grants an agent that must first find its targets. `run_episode` returns both with the
+result (the map and its certificate are cached where the episode ran);
 `run_sweep` collects them into `manifest.json` under `hard_instances`, one row per hard episode:
 
     policy, diagnostic, num_agents, seed       the episode key (seed = the sweep's seed index)
     episode_seed                               the env seed the map was drawn from
     bound, max_steps, bound_share              the certified lower bound, the budget, bound / max_steps
+    search_steps, need_share                   the searcher's granted steps (`hard_maps.search_time`; 0 where
+                                               nothing needs finding), max(bound, search_steps) / max_steps
 
 `instances_frame(out_dir)` reads them back as a DataFrame; `difficulty.difficulty_table` joins them with the
 episodes table.
@@ -34,6 +37,8 @@ INSTANCE_COLUMNS = (
     "bound",
     "max_steps",
     "bound_share",
+    "search_steps",
+    "need_share",
 )
 INSTANCE_KEY = ("policy", "diagnostic", "num_agents", "seed", "episode_seed")
 MANIFEST_KEY = "hard_instances"
@@ -47,6 +52,7 @@ def instance_rows(results: Iterable[Mapping[str, Any]], seeds: Iterable[int]) ->
         if bound is None:
             continue
         budget = int(result["max_steps"])
+        search = int(result.get("search_steps") or 0)
         rows.append(
             [
                 str(result["policy"]),
@@ -57,6 +63,8 @@ def instance_rows(results: Iterable[Mapping[str, Any]], seeds: Iterable[int]) ->
                 int(bound),
                 budget,
                 round(int(bound) / budget, 4),
+                search,
+                round(max(int(bound), search) / budget, 4),
             ]
         )
     return rows
@@ -68,9 +76,8 @@ def record_instances(out_dir: str | os.PathLike[str], rows: list[list[Any]]) -> 
         return
     folder = Path(out_dir)
     manifest = outdir.read_manifest(folder) or {}
-    earlier = manifest.get(MANIFEST_KEY) or {}
     width = len(INSTANCE_KEY)
-    merged = {tuple(row[:width]): row for row in earlier.get("rows", [])}
+    merged = {tuple(row[:width]): row for row in _current_rows(manifest)}
     merged.update({tuple(row[:width]): row for row in rows})
     manifest[MANIFEST_KEY] = {"columns": list(INSTANCE_COLUMNS), "rows": sorted(merged.values())}
     write_json(folder / outdir.MANIFEST_FILE, manifest)
@@ -80,7 +87,7 @@ def missing_rows(episodes: pd.DataFrame, known: pd.DataFrame) -> list[list[Any]]
     """Rows for the hard episodes of `episodes` that `known` lacks (a resumed sweep rewrites its manifest,
     and an episode run elsewhere brings no share), computed here from the cached or redrawn map."""
     from cogames_lib.diagnostics import get_diagnostic
-    from cogames_lib.sweep.episode import hard_bound
+    from cogames_lib.sweep.episode import hard_evidence
 
     have = {tuple(row) for row in known[list(INSTANCE_KEY)].itertuples(index=False)}
     hard = episodes[episodes["tier"].astype(str) == "hard"]
@@ -96,6 +103,7 @@ def missing_rows(episodes: pd.DataFrame, known: pd.DataFrame) -> list[list[Any]]
         if key in have:
             continue
         record = get_diagnostic(key[1])
+        bound, search = hard_evidence(record, key[2], key[4]) or (None, None)
         results.append(
             {
                 "policy": key[0],
@@ -103,7 +111,8 @@ def missing_rows(episodes: pd.DataFrame, known: pd.DataFrame) -> list[list[Any]]
                 "num_agents": key[2],
                 "episode_seed": key[4],
                 "max_steps": record.max_steps,
-                "bound": hard_bound(record, key[2], key[4]),
+                "bound": bound,
+                "search_steps": search,
             }
         )
         seeds.append(key[3])
@@ -112,6 +121,13 @@ def missing_rows(episodes: pd.DataFrame, known: pd.DataFrame) -> list[list[Any]]
 
 def instances_frame(out_dir: str | os.PathLike[str]) -> pd.DataFrame:
     """The manifest's hard instances as a DataFrame (INSTANCE_COLUMNS; empty when the sweep had none)."""
-    manifest = outdir.read_manifest(out_dir) or {}
-    rows = (manifest.get(MANIFEST_KEY) or {}).get("rows", [])
-    return pd.DataFrame(rows, columns=list(INSTANCE_COLUMNS))
+    return pd.DataFrame(_current_rows(outdir.read_manifest(out_dir) or {}), columns=list(INSTANCE_COLUMNS))
+
+
+def _current_rows(manifest: Mapping[str, Any]) -> list[list[Any]]:
+    """The manifest's instance rows when they have today's columns; none otherwise (a sweep written before
+    the search columns: a resumed run recomputes its rows from the cached or redrawn maps)."""
+    recorded = manifest.get(MANIFEST_KEY) or {}
+    if recorded.get("columns") != list(INSTANCE_COLUMNS):
+        return []
+    return list(recorded.get("rows", []))
