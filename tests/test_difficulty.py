@@ -73,6 +73,17 @@ def test_scattered_stations_never_touch_a_spawn_or_block_a_way() -> None:
                 assert set(around) == {"empty"}
 
 
+def test_scattered_stations_never_land_in_a_walled_off_pocket() -> None:
+    # A room cut in two by a full wall: the right half has more open cells clear all round, none reachable.
+    rows = ["#" * 30, *("#a" + "." * 8 + "#" + "." * 18 + "#" if r == 2 else "#" + "." * 9 + "#" + "." * 18 + "#"
+                        for r in range(1, 12)), "#" * 30]  # fmt: skip
+    legend = {"#": "wall", ".": "empty", "a": "agent.agent"}
+    for seed in range(10):
+        cells = [[legend[ch] for ch in row] for row in rows]
+        hard_layout.scatter(cells, ["charger"] * 6, random.Random(seed))
+        assert all(name != "charger" for row in cells for name in row[11:]), seed
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_a_draw_aims_at_its_target_share_and_stays_certified(seed: int) -> None:
     record = get_diagnostic("chorus_pair_hard")

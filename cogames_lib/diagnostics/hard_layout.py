@@ -9,14 +9,16 @@ composes them and certifies the result with the oracle's bound.
 - a baffle walls off the longest open run of an open column except one end cell (a wall between the agents
   and a target, with one way round); a serpentine does so every few columns with the gaps at alternate
   ends (`add_serpentine`: lanes);
-- scattered stations (extra chargers, distractor stations) go only on open cells whose eight neighbours are
-  all open: such a cell can never cut a way (its ring of neighbours stays connected), and never touches a
-  spawn or another station.
+- scattered stations (extra chargers, distractor stations) go only on open cells that an agent can walk to
+  from a spawn and whose eight neighbours are all open: such a cell can never cut a way (its ring of
+  neighbours stays connected), never touches a spawn or another station, and never sits in a pocket that
+  a baffle or a lane walled off.
 """
 
 from __future__ import annotations
 
 import random
+from collections import deque
 
 from cogames_lib.cvc.maps import SPAWN
 
@@ -145,11 +147,31 @@ def _clear_around(cells: Cells, r: int, c: int) -> bool:
     return not any(cells[r + dr][c + dc] == SPAWN for dr in range(-2, 3) for dc in range(-2, 3))
 
 
+def walkable_from_spawns(cells: Cells) -> set[tuple[int, int]]:
+    """The open cells (and spawns) an agent can walk to from some spawn (four-neighbour moves)."""
+    starts = [(r, c) for r, row in enumerate(cells) for c, name in enumerate(row) if name == SPAWN]
+    seen, queue = set(starts), deque(starts)
+    while queue:
+        r, c = queue.popleft()
+        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            inside = 0 <= nr < len(cells) and 0 <= nc < len(cells[nr])
+            if inside and (nr, nc) not in seen and cells[nr][nc] in ("empty", SPAWN):
+                seen.add((nr, nc))
+                queue.append((nr, nc))
+    return seen
+
+
 def scatter(cells: Cells, names: list[str], rng: random.Random) -> int:
-    """Place each of `names` on a random open cell clear all round (see the module docstring); returns how
-    many were placed (fewer when the map has no such cell left)."""
+    """Place each of `names` on a random open cell clear all round that an agent can walk to (see the
+    module docstring); returns how many were placed (fewer when the map has no such cell left)."""
     placed = 0
-    open_cells = [(r, c) for r, row in enumerate(cells) for c, name in enumerate(row) if name == "empty"]
+    reachable = walkable_from_spawns(cells)
+    open_cells = [
+        (r, c)
+        for r, row in enumerate(cells)
+        for c, name in enumerate(row)
+        if name == "empty" and (r, c) in reachable
+    ]
     rng.shuffle(open_cells)
     pending = list(names)
     for r, c in open_cells:
