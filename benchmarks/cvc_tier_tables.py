@@ -9,7 +9,9 @@ Run the tier sweep (docs/cvc_variants.md, "The tier sweep"), then
 - `hard_instances.csv`: `sweep.instances.instances_frame(OUT)` (each hard episode's bound / budget and a
   searcher's certified need / budget);
 - `difficulty.csv`: `sweep.difficulty.difficulty_table(episodes, instances)` (bins of bound / budget);
-- `difficulty_need.csv`: the same by bins of the searcher's need (`share="need_share"`).
+- `difficulty_need.csv`: the same by bins of the searcher's need (`share="need_share"`);
+- `sweep.json`: what ran (each folder's policies, sweep seed, seed count, code version and start time, from
+  its manifest). The folders must share the sweep seed, the seeds and the diagnostics.
 Rates are rounded to 4 places; every file is written atomically.
 """
 
@@ -20,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from cogames_lib import io
+from cogames_lib import io, outdir
 from cogames_lib.sweep.difficulty import DIFFICULTY_COLUMNS, difficulty_table
 from cogames_lib.sweep.instances import INSTANCE_COLUMNS, instances_frame
 from cogames_lib.sweep.summary import summarise
@@ -48,6 +50,27 @@ def main() -> None:
         if twice:
             parser.error(f"{out}: policy {sorted(twice)} also in an earlier folder (it would count twice)")
         seen |= set(part.policy)
+    runs = []
+    for out in args.out:
+        manifest = outdir.read_manifest(out) or {}
+        parameters = manifest.get("parameters") or {}
+        runs.append(
+            {
+                "folder": out.name,
+                "policies": parameters.get("policies"),
+                "sweep_seed": parameters.get("sweep_seed"),
+                "seeds": len(parameters.get("seeds") or []),
+                "agent_counts": parameters.get("agent_counts"),
+                "diagnostics": len(parameters.get("diagnostics") or []),
+                "code_version": manifest.get("code_version"),
+                "created": manifest.get("created"),
+            }
+        )
+    for key in ("sweep_seed", "seeds", "agent_counts", "diagnostics"):
+        if len({str(run[key]) for run in runs}) > 1:
+            parser.error(
+                f"the folders differ in {key}: {[run[key] for run in runs]} (one tier sweep, please)"
+            )
     episodes = pd.concat([part for part, _ in parts], ignore_index=True)
     instances = pd.concat([rows for _, rows in parts], ignore_index=True)
     passes = summarise(episodes, by=["tier", "policy", "num_agents"])[PASS_COLUMNS]
@@ -60,6 +83,8 @@ def main() -> None:
                         ("difficulty", difficulty), ("difficulty_need", need)):  # fmt: skip
         rounded = frame.round({column: 4 for column in RATES if column in frame.columns})
         io.write_with(args.dest / f"{name}.csv", lambda path, f=rounded: f.to_csv(path, index=False))
+    record = {"episodes": len(episodes), "sweep_seed": runs[0]["sweep_seed"], "runs": runs}
+    io.write_json(args.dest / "sweep.json", record, inline_depth=2)
     print(passes.to_string(index=False))
     print(f"{len(failures)} scripted failures of {len(episodes)} episodes")
     from cogames_lib.plots.difficulty import difficulty_rates

@@ -178,7 +178,7 @@ def test_instances_written_before_the_search_columns_are_not_read(tmp_path) -> N
         tmp_path / outdir.MANIFEST_FILE,
         {"hard_instances": {"columns": old_columns, "rows": [["oracle", "d_hard", 1, 3, 9, 60, 200, 0.3]]}},
     )
-    assert instances_frame(tmp_path).empty  # a resumed sweep recomputes them (test below)
+    assert instances_frame(tmp_path).empty  # a resumed sweep recomputes them (`..._resumed_..._old_manifest`)
     record_instances(tmp_path, [["oracle", "d_hard", 1, 4, 9, 60, 200, 0.3, 90, 0.45]])
     assert instances_frame(tmp_path)["seed"].tolist() == [4]
 
@@ -215,3 +215,20 @@ def test_a_resumed_sweep_keeps_every_hard_share(tmp_path) -> None:
     episodes = run_sweep(["noop"], ["vibe_swap_hard"], [1], 2, tmp_path, progress=False)  # resumes seed 0
     frame = instances_frame(tmp_path)
     assert sorted(frame["seed"]) == [0, 1] and len(episodes) == 2
+
+
+def test_a_resumed_sweep_rewrites_an_old_manifests_instances(tmp_path) -> None:
+    from cogames_lib import outdir
+    from cogames_lib.io import write_json
+    from cogames_lib.sweep import run_sweep
+
+    run_sweep(["noop"], ["vibe_swap_hard"], [1], 1, tmp_path, progress=False)
+    manifest = outdir.read_manifest(tmp_path)
+    assert manifest is not None
+    rows = manifest["hard_instances"]["rows"]
+    manifest["hard_instances"] = {"columns": list(INSTANCE_COLUMNS[:8]), "rows": [row[:8] for row in rows]}
+    write_json(tmp_path / outdir.MANIFEST_FILE, manifest)  # as a sweep before the search columns wrote it
+    run_sweep(["noop"], ["vibe_swap_hard"], [1], 2, tmp_path, progress=False)
+    frame = instances_frame(tmp_path)
+    assert sorted(frame["seed"]) == [0, 1]
+    assert frame["need_share"].notna().all() and frame.iloc[0].tolist() == rows[0]

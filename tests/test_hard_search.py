@@ -75,7 +75,7 @@ def test_search_time_is_the_tour_then_the_bound_from_its_end() -> None:
     world.agents[0].position = end
     after = world_bound(world, geometry)
     world.agents[0].position = start
-    assert (steps, total) == (steps, math.ceil(steps / SEARCH_EFFICIENCY) + after)
+    assert total == math.ceil(steps / SEARCH_EFFICIENCY) + after
     assert after < steps  # the tour ends near the chest: the rest is short
 
 

@@ -20,11 +20,11 @@ num_agents, draw)` for draw = 0, 1, ...:
    where the tour ended. What must be found: for search diagnostics the target, for the others every
    needed station kind no agent sees at the start (one agent searching, even in a team). Growth turns
    many diagnostics into searches (a station pushed out of view), and a search needs time an oracle's
-   full-knowledge bound does not count. The rule binds only where the draw's base layout (mirrored and
-   dressed, without lanes) meets it: a base whose route reveals its targets as it goes (radial's arms) was
-   never a sweep of every open cell and is not judged as one; a search diagnostic whose base misses it
-   keeps the base's size (mirror and dressing only). Lanes never exempt a draw: the exemption is judged
-   without them;
+   full-knowledge bound does not count. The tour counts moves, not energy, and the bound after it lets
+   teammates act with full knowledge: where energy is short or a team searches, the grant is optimistic
+   (the witness below still has to finish). The rule binds only where the draw's base layout (mirrored
+   and dressed, without lanes) meets it; a search diagnostic whose base misses it keeps the base's size
+   (mirror and dressing only). Lanes never exempt a draw: the exemption is judged without them;
 4. of the stages that passed (a)-(c), the draw keeps the last one that the reference oracle's own play
    finishes within max_steps (`_oracle_finishes`): the bound is necessary, the play is a witness.
 A draw with no certified stage is drawn again from the next derived seed, at most `MAX_DRAWS` times; a seed
