@@ -55,6 +55,9 @@ def test_a_change_to_the_data_changes_its_version(tmp_path: Path) -> None:
     (folder / "table.csv").write_text("a\n1\n")
     (folder / "new.csv").write_text("")
     assert data_version(["data/study"], tmp_path) != before  # a file added
+    after = data_version(["data/study"], tmp_path)
+    (folder / "README.md").write_text("what the tables hold")
+    assert data_version(["data/study"], tmp_path) == after  # prose about the data is not data
 
 
 def test_the_learned_figures_are_drawn_from_the_committed_run(tmp_path: Path) -> None:

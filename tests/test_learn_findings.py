@@ -129,7 +129,7 @@ def test_figures_draw_the_aggregates():
     assert [t.get_text() for t in heatmap.axes[0].get_xticklabels()] == ["0", "20k", "40k"]
     assert "pooled over 3 training seeds" in heatmap.axes[0].get_title()
     curves = learned_plots.family_curves(family_curves(table))
-    assert "n = 3 training seeds, bootstrap 95% over seeds" in curves._suptitle.get_text()
+    assert "n = 3 training seeds, Student-t 95% over seeds" in curves._suptitle.get_text()
     empty = learned_plots.emergence_heatmap(emergence_grid(table.head(0)))
     assert "no checkpoints" in empty.axes[0].texts[0].get_text()
     assert step_words(1_500_000) == "1.5M" and step_words(950) == "950"

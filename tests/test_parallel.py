@@ -6,6 +6,7 @@ import os
 import signal
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -37,6 +38,13 @@ def _killed_on_five(value: int) -> int:
 def _pid_after(seconds: float) -> int:
     time.sleep(seconds)
     return os.getpid()
+
+
+def _pid_after_started(task: tuple[str, float]) -> int:
+    """`_pid_after`, first marking (by a file) that the worker runs it: its initializer has run by then."""
+    marker, seconds = task
+    Path(marker).touch()
+    return _pid_after(seconds)
 
 
 def test_fork_only_without_other_threads() -> None:
@@ -107,9 +115,15 @@ def test_ctrl_c_cancels_pending_tasks_and_stops_the_workers() -> None:
 
 
 def test_workers_ignore_sigint_so_only_the_parent_reacts(tmp_path) -> None:
+    marker = tmp_path / "started"
     with FanOut(workers=1, backend="process", progress=False) as fan:
-        results = fan.map(_pid_after, [0.5])
-        time.sleep(0.2)
+        results = fan.map(_pid_after_started, [(str(marker), 0.5)])
+        # signal only once the task runs: a worker still starting up (a loaded machine) has not yet set the
+        # handler its initializer sets, and a fixed sleep made the test fail under load
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert marker.exists()
         for process in fan._pool._processes.values():
             os.kill(process.pid, signal.SIGINT)
         assert list(results) == [process.pid for process in fan._pool._processes.values()]

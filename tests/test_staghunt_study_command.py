@@ -10,8 +10,10 @@ import pandas as pd
 import pytest
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.staghunt.study import downsample_curve, validate_study_parameters
+from cogames_lib.staghunt.probes import ProbeSettings
+from cogames_lib.staghunt.study import SHIPPED_MAPS, downsample_curve, validate_study_parameters
 from cogames_lib.staghunt.train import TRAINING_COLUMNS
+from cogames_lib.staghunt.world_config import WORLD_PRESETS
 
 CHECK = """
 import sys
@@ -61,6 +63,12 @@ def test_a_tiny_study_writes_small_tables_and_study_json(tmp_path) -> None:
                 "probe_settings", "provenance", "finished_by", "random_policy"):  # fmt: skip
         assert key in on_disk
     assert on_disk["epsilon_decay_epochs"] == 6 and on_disk["probe_settings"]["suite"] == "counterbalanced"
+    # the settings the probes ran with (sorrel_e3's area attack and position code), not the class defaults,
+    # and no absolute path of this machine (a moved checkout resumes the same plan)
+    world = WORLD_PRESETS["sorrel_e3"]
+    assert on_disk["probe_settings"]["attack_shape"] == world.attack_shape != ProbeSettings().attack_shape
+    assert on_disk["probe_settings"]["position_embedding"] == world.position_embedding
+    assert on_disk["probe_settings"]["maps_dir"] == SHIPPED_MAPS
     provenance = on_disk["provenance"]
     assert {"numpy", "torch", "pandas"} <= set(provenance["packages"]) and provenance["cpu"]
     assert isinstance(provenance["dirty_tree"], bool) and provenance["cpu_count"] >= 1

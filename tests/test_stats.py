@@ -14,6 +14,7 @@ from cogames_lib.stats import (
     interquartile_mean,
     pearson_or_reason,
     rate_table,
+    t_interval,
     wilson_interval,
 )
 
@@ -114,6 +115,27 @@ def test_bootstrap_is_seeded_and_brackets_the_estimate():
     assert values.min() <= low < estimate < high <= values.max()
     iqm = bootstrap_interval(values, statistic="iqm")
     assert iqm[0] == pytest.approx(interquartile_mean(values))
+
+
+def test_t_interval_by_hand_and_wider_than_a_bootstrap_over_three_seeds():
+    # mean 0.2, sample sd 0.02, sem 0.02 / sqrt(3) = 0.011547; t(0.975, 2) = 4.302653: half width 0.049682
+    estimate, low, high = t_interval([0.18, 0.20, 0.22])
+    assert estimate == pytest.approx(0.2)
+    assert (low, high) == (pytest.approx(0.2 - 0.049682, abs=1e-6), pytest.approx(0.2 + 0.049682, abs=1e-6))
+    # a percentile bootstrap over three values cannot leave their range: the t interval does
+    _, boot_low, boot_high = bootstrap_interval([0.18, 0.20, 0.22])
+    assert low < 0.18 <= boot_low and boot_high <= 0.22 < high
+
+
+def test_t_interval_bounds_and_degenerate_cases():
+    assert t_interval([0.0, 0.1, 1.0], bounds=(0.0, 1.0))[1] == 0.0
+    assert t_interval([0.9, 1.0, 1.0], bounds=(0.0, 1.0))[2] == 1.0
+    assert t_interval([0.5, 0.5]) == (0.5, 0.5, 0.5)
+    estimate, low, high = t_interval([0.4, float("nan")])  # one seed left: no interval
+    assert estimate == 0.4 and math.isnan(low) and math.isnan(high)
+    assert all(math.isnan(v) for v in t_interval([]))
+    with pytest.raises(ParameterError, match="t_interval: confidence must be in"):
+        t_interval([0.1, 0.2], confidence=1.0)
 
 
 def test_bootstrap_rejects_unknown_statistic():

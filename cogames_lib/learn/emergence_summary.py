@@ -1,8 +1,8 @@
 """Aggregates of the `emergence` table for its figures and findings: pure functions, nothing draws here.
 
 Two units, never mixed: a rate pooled over episodes carries a Wilson interval (n = episodes); a rate
-compared across training seeds carries a bootstrap interval over seeds (n = seeds, none below two), because
-the seeds are the independent replications of training.
+compared across training seeds carries a Student-t interval over seeds (n = seeds, none below two), because
+the seeds are the independent replications of training (and are few: `stats.t_interval`).
 
 Capability family: the first skill the catalogue lists for a diagnostic (`Diagnostic.skills[0]`: navigation,
 deposit, explore, chorus, extraction, unclip, recharge, memory, vibes), so the families are the catalogue's
@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from cogames_lib.learn.emergence import RELIABLE_RATE, diagnostic_order
-from cogames_lib.stats import bootstrap_interval, wilson_interval
+from cogames_lib.stats import t_interval, wilson_interval
 from cogames_lib.tables import EMERGENCE, RATE_COLUMNS
 
 OTHER_FAMILY = "other"
@@ -80,17 +80,18 @@ def emergence_grid(table: pd.DataFrame) -> pd.DataFrame:
     return rates.reset_index(drop=True)
 
 
-def family_curves(table: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+def family_curves(table: pd.DataFrame) -> pd.DataFrame:
     """Per (family, num_agents, step): the pass rate of each training seed (episodes pooled over the
-    family's diagnostics), then their mean across seeds with a bootstrap 95% interval over seeds
-    (`FAMILY_CURVE_COLUMNS`; no interval below two seeds). `n` counts the episodes behind the mean.
+    family's diagnostics), then their mean across seeds with a Student-t 95% interval over seeds, clipped to
+    [0, 1] (`FAMILY_CURVE_COLUMNS`; no interval below two seeds; `stats.t_interval` says why not a
+    bootstrap over so few seeds). `n` counts the episodes behind the mean.
     Only the diagnostics every checkpoint played (`over_training`)."""
     table = over_training(table)
     families = table.assign(family=table["diagnostic"].map(capability_family))
     per_seed = pooled_rates(families, ["family", "num_agents", "step", "seed"])
     rows = []
     for (family, agents, step), group in per_seed.groupby(["family", "num_agents", "step"], sort=True):
-        estimate, low, high = bootstrap_interval(group["rate"].to_numpy(), seed=seed)
+        estimate, low, high = t_interval(group["rate"].to_numpy(), bounds=(0.0, 1.0))
         rows.append((family, agents, step, len(group), int(group["n"].sum()), estimate, low, high))
     return pd.DataFrame(rows, columns=list(FAMILY_CURVE_COLUMNS))
 

@@ -3,7 +3,8 @@ about the redundancy of the diagnostics. One pure function over tidy tables (`le
 notebook writes the records to `summary.json` and the report renders them.
 
 Units: a rate over episodes carries a Wilson 95% interval (n = episodes); a rate compared across training
-seeds a bootstrap interval over seeds (n = seeds); an agreement a Wilson interval over checkpoint cells.
+seeds a Student-t interval over seeds (n = seeds: a training study has few, and a percentile bootstrap over
+three values only returns their range); an agreement a Wilson interval over checkpoint cells.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from cogames_lib.learn.emergence_summary import (
     pooled_rates,
 )
 from cogames_lib.learn.redundancy import SEED_QUESTIONS, learned_redundancy, seed_question_answers
-from cogames_lib.stats import bootstrap_interval
+from cogames_lib.stats import t_interval
 
 CAPABILITY = "learned agents"
 # The file names the notebook saves its figures under (the findings point at them).
@@ -87,7 +88,7 @@ def _learned(table: pd.DataFrame, prefix: str, bar: float, source: str) -> list[
     at = step_words(steps[0]) if len(steps) == 1 else f"{step_words(steps[0])}-{step_words(steps[-1])}"
     # the final pass rate over every evaluated cell, per training seed, then across seeds
     per_seed = pooled_rates(final_checkpoints(table), ["seed"])
-    estimate, low, high = bootstrap_interval(per_seed["rate"].to_numpy())
+    estimate, low, high = t_interval(per_seed["rate"].to_numpy(), bounds=(0.0, 1.0))
     learned = final[final["seeds_reliable"] == final["seeds"]]
     some = final[(final["seeds_reliable"] > 0) & (final["seeds_reliable"] < final["seeds"])]
     summary = first_reliable_summary(table).set_index(["diagnostic", "num_agents"])
@@ -117,7 +118,7 @@ def _learned(table: pd.DataFrame, prefix: str, bar: float, source: str) -> list[
     text = (
         f"{prefix}What the learned agent learned (final checkpoints at {at} agent-steps, held-out episodes; "
         f"rates pooled over seeds with Wilson 95% intervals): {what} Its pass rate over all {cells} cells is "
-        f"{overall} (bootstrap over training seeds){_untrained(table)}."
+        f"{overall} (Student-t over training seeds){_untrained(table)}."
     )
     return [
         Finding(
@@ -129,7 +130,7 @@ def _learned(table: pd.DataFrame, prefix: str, bar: float, source: str) -> list[
             high,
             seeds,
             UNIT_SEEDS,
-            "final-checkpoint pass rate over every evaluated cell, mean over training seeds, percentile bootstrap",
+            "final-checkpoint pass rate over every evaluated cell, mean over training seeds, Student-t interval",
             HEATMAP_FIGURE,
             source,
         )

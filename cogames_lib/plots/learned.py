@@ -68,7 +68,7 @@ def emergence_heatmap(grid: pd.DataFrame, title: str = "") -> plt.Figure:
 
 def family_curves(curves: pd.DataFrame, reliable_rate: float | None = 0.8, title: str = "") -> plt.Figure:
     """Pass rate by capability family over training, one panel per agent count: the mean over training
-    seeds with its bootstrap 95% band (`learn.emergence_summary.family_curves`)."""
+    seeds with its Student-t 95% band (`learn.emergence_summary.family_curves`)."""
     require_columns(curves, _CURVE_COLUMNS, "family_curves")
     if curves.empty:
         return empty_figure("Pass rate by capability family", "no checkpoints evaluated")
@@ -115,7 +115,7 @@ def family_curves(curves: pd.DataFrame, reliable_rate: float | None = 0.8, title
                 names.append(name)
     figure.legend(handles, names, loc="outside right center", title="family")
     seeds = int(curves["n_seeds"].max())
-    band = "bootstrap 95% over seeds" if seeds >= 2 else "one seed: no interval"
+    band = "Student-t 95% over seeds" if seeds >= 2 else "one seed: no interval"
     dotted = f"; dotted: the {reliable_rate:g} bar" if reliable_rate is not None else ""
     figure.suptitle(
         f"{title or 'Pass rate by capability family'} (n = {seeds} training seeds, {band}{dotted})"

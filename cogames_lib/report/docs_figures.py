@@ -43,11 +43,16 @@ README_FIGURES: dict[str, tuple[str, ...]] = {
 
 def data_version(sources: Iterable[str], root: Path = PROJECT_ROOT) -> str:
     """A short content hash of every file under `sources` (names and bytes, in a fixed order): it changes
-    whenever the data a picture shows changes, whatever the clock or the checkout says."""
+    whenever the data a picture shows changes, whatever the clock or the checkout says. A folder's Markdown
+    files (its README: prose about the data) are not data, so editing them leaves the version alone."""
     digest = hashlib.sha256()
     for source in sorted(sources):
         base = root / source
-        files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base]
+        files = (
+            sorted(p for p in base.rglob("*") if p.is_file() and p.suffix != ".md")
+            if base.is_dir()
+            else [base]
+        )
         for path in files:
             digest.update(path.relative_to(root).as_posix().encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())

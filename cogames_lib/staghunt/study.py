@@ -32,17 +32,20 @@ from collections.abc import Sequence
 from dataclasses import asdict, replace
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from cogames_lib import io, outdir
 from cogames_lib.errors import DataFileError, ParameterError
-from cogames_lib.paths import PROJECT_ROOT
+from cogames_lib.paths import PROJECT_ROOT, STAGHUNT_MAPS_DIR
 from cogames_lib.staghunt.baselines import random_policy_score
 from cogames_lib.staghunt.rules import PARTNER_TEST_FOCAL_KIND, PRESET_POPULATIONS
 from cogames_lib.staghunt.world_config import WORLD_PRESETS
+
+if TYPE_CHECKING:
+    from cogames_lib.staghunt.train import TrainConfig
 
 STUDY_FILE = "study.json"
 STUDY_TABLES: tuple[str, ...] = (
@@ -51,6 +54,8 @@ STUDY_TABLES: tuple[str, ...] = (
 )  # fmt: skip
 SUM_COLUMNS: tuple[str, ...] = ("updates", "seconds")
 PROBE_SUITE = "counterbalanced"
+# `probe_settings.maps_dir` in a plan for the default maps: named, not this machine's absolute path
+SHIPPED_MAPS = "shipped: cogames_lib/maps/staghunt"
 FINAL_WINDOW = 0.2  # probe rounds in the last 20% of training are "final"
 RANDOM_POLICY_SEED = 0
 RANDOM_POLICY_WORLDS = 100
@@ -188,11 +193,23 @@ def preregistration(world: str, conditions: Sequence[str], seeds: int, epochs: i
         "epsilon_decay_epochs": configs[0].epsilon_decay_epochs,
         "learner": asdict(configs[0].learner),
         "worlds": configs[0].worlds,
-        "probe_settings": asdict(configs[0].probes),
+        "probe_settings": recorded_probe_settings(configs[0]),
         "acting_partner_episodes": acting_episodes,
         "acting_partner_seed": ACTING_SEED,
         **PRIMARY_ANALYSIS,
     }
+
+
+def recorded_probe_settings(config: TrainConfig) -> dict[str, Any]:
+    """The probe settings the runs use (`train.probe_settings_for`: the world's attack shape, position code
+    and channels, not the `ProbeSettings` defaults), with the shipped maps folder named rather than given as
+    this machine's absolute path, so the plan does not change when the checkout moves."""
+    from cogames_lib.staghunt.train import probe_settings_for
+
+    settings = asdict(probe_settings_for(config))
+    if Path(settings["maps_dir"]).resolve() == STAGHUNT_MAPS_DIR.resolve():
+        settings["maps_dir"] = SHIPPED_MAPS
+    return settings
 
 
 def register_study(out: Path, plan: dict[str, Any], command: str | None) -> dict[str, Any]:
