@@ -61,8 +61,13 @@ def test_a_change_to_the_data_changes_its_version(tmp_path: Path) -> None:
 
 
 def test_the_learned_figures_are_drawn_from_the_committed_run(tmp_path: Path) -> None:
-    from cogames_lib.report.docs_figures import LEARNED_EMERGENCE, LEARNED_FAMILIES, write_learned_figures
+    from cogames_lib.report.docs_figures import (
+        LEARNED_EMERGENCE,
+        LEARNED_FAMILIES,
+        LEARNED_MIRROR,
+        write_learned_figures,
+    )
 
     paths = write_learned_figures(tmp_path)
-    assert paths == [tmp_path / LEARNED_EMERGENCE, tmp_path / LEARNED_FAMILIES]
+    assert paths == [tmp_path / LEARNED_EMERGENCE, tmp_path / LEARNED_FAMILIES, tmp_path / LEARNED_MIRROR]
     assert all(path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for path in paths)

@@ -121,3 +121,65 @@ def family_curves(curves: pd.DataFrame, reliable_rate: float | None = 0.8, title
         f"{title or 'Pass rate by capability family'} (n = {seeds} training seeds, {band}{dotted})"
     )
     return figure
+
+
+_MIRROR_COLUMNS = ("policy", "diagnostic", "num_agents", "map", "n", "successes")
+
+
+def mirror_heatmap(
+    table: pd.DataFrame, maps: tuple[str, ...], policies: tuple[str, ...] = (), title: str = ""
+) -> plt.Figure:
+    """The mirror control (`learn.mirror_control.mirror_table`): one panel per policy (the learned
+    checkpoints pooled over training seeds; `policies` first, in that order, then the others), a row per
+    (diagnostic x agent count), a column per map in `maps` order; each cell prints the pass rate and
+    successes / episodes."""
+    require_columns(table, _MIRROR_COLUMNS, "mirror_heatmap")
+    if table.empty:
+        return empty_figure("Mirror control", "no episodes")
+    pooled = table.groupby(["policy", "diagnostic", "num_agents", "map"], sort=False)[
+        ["n", "successes"]
+    ].sum()
+    pooled = pooled.reset_index()
+    pooled["rate"] = pooled["successes"] / pooled["n"]
+    rows = list(
+        dict.fromkeys(zip(pooled["diagnostic"].astype(str), pooled["num_agents"].astype(int), strict=True))
+    )
+    names = [f"{d.removeprefix('diagnostic_')} x{a}" for d, a in rows]
+    present = list(dict.fromkeys(pooled["policy"].astype(str)))
+    order = [name for name in policies if name in present] + [
+        name for name in present if name not in policies
+    ]
+    figure, axes_list = plt.subplots(
+        1,
+        len(policies),
+        figsize=(min(PAGE_WIDTH_IN, 2.4 * len(order) + 2.6), 0.42 * len(rows) + 1.8),
+        layout="constrained",
+        sharey=True,
+        squeeze=False,
+    )
+    for index, (axes, policy) in enumerate(zip(axes_list[0], order, strict=True)):
+        part = pooled[pooled["policy"].astype(str) == policy].assign(
+            row=lambda f: list(zip(f["diagnostic"].astype(str), f["num_agents"].astype(int), strict=True))
+        )
+        values = part.pivot(index="row", columns="map", values="rate").reindex(index=rows, columns=list(maps))
+        labels = (
+            part.assign(
+                label=[
+                    f"{r:.2f}\n{int(s)}/{int(n)}"
+                    for r, s, n in zip(part["rate"], part["successes"], part["n"], strict=True)
+                ]
+            )
+            .pivot(index="row", columns="map", values="label")
+            .reindex(index=rows, columns=list(maps))
+            .astype(object)  # a map no row played is an all-NaN float column
+            .fillna("")
+        )
+        values.index, labels.index = names, names
+        last = index == len(order) - 1
+        annotated_grid(axes, values, labels, "RdYlGn", "pass rate", fontsize=7, colourbar=last)
+        axes.set_title(policy)
+        axes.set_xlabel("map")
+        axes.tick_params(axis="x", labelrotation=30)
+    axes_list[0][0].set_ylabel("diagnostic x agents")
+    figure.suptitle(title or "Mirror control: the same maps, mirrored")
+    return figure

@@ -29,6 +29,7 @@ FIGURES = {
 }
 LEARNED_EMERGENCE = "cvc_learned_emergence.png"  # the learned-agents reference run's heatmap
 LEARNED_FAMILIES = "cvc_learned_families.png"  # and its pass rate by capability family (docs/cvc_learned.md)
+LEARNED_MIRROR = "cvc_learned_mirror.png"  # its final checkpoints on mirrored maps (the mirror control)
 MANIFEST_FILE = "figures.json"
 REPORT_INDEX = "report_index.png"
 # Every README picture and the committed data it shows (folders relative to the project root). The report
@@ -37,6 +38,7 @@ README_FIGURES: dict[str, tuple[str, ...]] = {
     **{name: ("data/staghunt_reference",) for name in FIGURES.values()},
     LEARNED_EMERGENCE: ("data/cvc_learned/emergence.csv",),
     LEARNED_FAMILIES: ("data/cvc_learned/emergence.csv",),
+    LEARNED_MIRROR: ("data/cvc_learned/mirror_control.csv",),
     REPORT_INDEX: ("data/staghunt_reference", "cogames_lib/data/mindcraft_sample"),
 }
 
@@ -101,11 +103,16 @@ def write_docs_figures(
 
 
 def write_learned_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
-    """Draw the learned-agents reference run's emergence heatmap and family curves (data/cvc_learned/)."""
+    """Draw the learned-agents reference run's emergence heatmap, family curves and mirror control
+    (data/cvc_learned/)."""
+    import pandas as pd
+
     from cogames_lib import io
+    from cogames_lib.diagnostics.mirrors import MIRRORS
     from cogames_lib.learn.emergence import with_first_reliable_step
     from cogames_lib.learn.emergence_reference import emergence_source
     from cogames_lib.learn.emergence_summary import emergence_grid, family_curves
+    from cogames_lib.learn.mirror_control import SHIPPED
     from cogames_lib.plots import learned
     from cogames_lib.report.display import figure_png
 
@@ -117,6 +124,10 @@ def write_learned_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
                        figure_png(learned.emergence_heatmap(emergence_grid(table), title=title))),
         io.write_bytes(out_dir / LEARNED_FAMILIES,
                        figure_png(learned.family_curves(family_curves(table), title=title))),
+        io.write_bytes(out_dir / LEARNED_MIRROR, figure_png(learned.mirror_heatmap(
+            pd.read_csv(PROJECT_ROOT / README_FIGURES[LEARNED_MIRROR][0]), (SHIPPED, *MIRRORS),
+            ("learned", "scripted", "random"),
+            "Mirror control: final checkpoints (3 training seeds, pooled) on the curriculum's maps mirrored"))),
     ]  # fmt: skip
 
 

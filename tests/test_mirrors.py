@@ -1,0 +1,117 @@
+"""Mirror images of a diagnostic's map and the learned agents' mirror control."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from cogames_lib.cvc.maps import parse_map_text
+from cogames_lib.diagnostics import get_diagnostic
+from cogames_lib.diagnostics.mirrors import MIRRORS, mirror_control, mirrored, mirrored_map
+from cogames_lib.errors import ParameterError
+from cogames_lib.learn.mirror_control import MIRROR_COLUMNS, mirror_table
+from cogames_lib.sweep import run_episode
+
+ROOM = """type: test
+map_data: |-
+  #######
+  #@..=.#
+  #.....#
+  #######
+char_to_map_name:
+  "#": wall
+  ".": empty
+  "@": agent.agent
+  "=": chest
+"""
+
+
+def test_each_mirror_moves_the_cells_and_renumbers_the_spawns() -> None:
+    room = parse_map_text(ROOM, name="room")
+    left_right = mirrored_map(room, "left_right")
+    assert left_right.name == "room_mirror_left_right"
+    assert left_right.spawns == ((1, 5),) and left_right.positions_of("chest") == [(1, 2)]
+    top_bottom = mirrored_map(room, "top_bottom")
+    assert top_bottom.spawns == ((2, 1),) and top_bottom.positions_of("chest") == [(2, 4)]
+    both = mirrored_map(room, "both")
+    assert both.spawns == ((2, 5),) and both.positions_of("chest") == [(2, 2)]
+    for kind in MIRRORS:  # a mirror of a mirror is the map itself
+        assert mirrored_map(mirrored_map(room, kind), kind).cells == room.cells
+    with pytest.raises(ParameterError, match="mirror: kind must be one of"):
+        mirrored_map(room, "diagonal")
+
+
+def test_a_mirrored_diagnostic_is_a_custom_variant_of_the_same_size() -> None:
+    record = mirrored("chest_navigation1", "both")
+    base = get_diagnostic("chest_navigation1")
+    assert record.tier == "custom" and record.base == base.name and record.max_steps == base.max_steps
+    assert record.name == "diagnostic_chest_navigation1@diagnostic_chest_navigation1_mirror_both"
+    assert record.grid_map is not None and record.grid_map.cells != base.episode_map(0, 1).cells
+    assert (record.grid_map.height, record.grid_map.width) == (
+        base.episode_map(0, 1).height,
+        base.episode_map(0, 1).width,
+    )
+    assert [r.name.rsplit("_", 1)[-1] for r in mirror_control(["memory"])] == ["right", "bottom", "both"]
+    with pytest.raises(ParameterError, match="is a hard-tier record; mirror a normal-tier one"):
+        mirrored("chest_navigation1_hard", "both")
+
+
+@pytest.mark.parametrize("kind", sorted(MIRRORS))
+def test_the_scripted_baseline_solves_every_mirror_of_a_maze(kind: str) -> None:
+    # the control's premise: a mirror is as solvable as the shipped map
+    assert run_episode("scripted", mirrored("chest_navigation2", kind), 1, 3)["success"]
+
+
+def test_mirror_table_tallies_policies_seeds_and_maps() -> None:
+    near = "diagnostic_chest_deposit_near"
+    mirror = f"{near}@diagnostic_chest_near_mirror_left_right"
+    episodes = pd.DataFrame(
+        {
+            "policy": ["learned:data/cvc_learned/seed_2/checkpoint_1.pt"] * 3 + ["scripted"] * 2,
+            "diagnostic": [near, mirror, mirror, mirror, near],
+            "num_agents": [1] * 5,
+            "success": [True, False, True, True, True],
+        }
+    )
+    table = mirror_table(episodes)
+    assert list(table.columns) == list(MIRROR_COLUMNS)
+    rows = {(r.policy, r.training_seed, r.map): (r.n, r.successes) for r in table.itertuples()}
+    assert rows == {
+        ("learned", 2, "left_right"): (2, 1),
+        ("learned", 2, "shipped"): (1, 1),
+        ("scripted", -1, "left_right"): (1, 1),
+        ("scripted", -1, "shipped"): (1, 1),
+    }
+    assert set(table["diagnostic"]) == {near}
+
+
+def test_the_mirror_heatmap_draws_each_policy_pooled_over_training_seeds() -> None:
+    from cogames_lib.plots.learned import mirror_heatmap
+
+    table = pd.DataFrame(
+        {
+            "policy": ["learned", "learned", "scripted"],
+            "training_seed": [0, 1, -1],
+            "diagnostic": ["diagnostic_memory"] * 3,
+            "num_agents": [1] * 3,
+            "map": ["both"] * 3,
+            "n": [20, 20, 20],
+            "successes": [1, 2, 20],
+        }
+    )
+    figure = mirror_heatmap(table, ("shipped", "both"), ("scripted", "learned"))
+    titles = [axes.get_title() for axes in figure.axes if axes.get_title()]
+    assert titles[:2] == ["scripted", "learned"]
+    labels = {text.get_text() for axes in figure.axes for text in axes.texts}
+    assert "0.07\n3/40" in labels and "1.00\n20/20" in labels  # the learned seeds pooled: 3 of 40
+
+
+def test_mirror_episodes_runs_every_map_through_the_sweep(tmp_path) -> None:
+    from cogames_lib.learn.mirror_control import mirror_episodes
+
+    episodes = mirror_episodes(
+        ["scripted"], ["chest_deposit_near"], (1,), 1, tmp_path / "sweep", 7919, progress=False
+    )
+    table = mirror_table(episodes)
+    assert sorted(table["map"]) == ["both", "left_right", "shipped", "top_bottom"]
+    assert table["successes"].tolist() == [1, 1, 1, 1] and set(table["policy"]) == {"scripted"}
