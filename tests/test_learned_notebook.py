@@ -45,8 +45,18 @@ def test_notebook_writes_tables_figures_and_findings(tmp_path):
     assert set(answers["source"]) == {"learned", "ablations"}  # the committed ablation table is beside it
     for figure in ("emergence_heatmap", "family_curves", "learned_redundancy_heatmap"):
         assert (out / f"{figure}.png").stat().st_size > 1000
+    assert not (out / "mirror_control.png").exists()  # committed for the reference run only
     findings = findings_from_json(json.loads((out / "summary.json").read_text())["findings"])
     assert findings[0].key == "learned" and findings[0].text.startswith(f"Table {table}: 3 training seeds")
+
+
+@pytest.mark.slow
+def test_the_reference_run_page_shows_the_mirror_control(tmp_path):
+    out = house.papermill(NAME, tmp_path, {})
+    mirror = pd.read_csv(out / "mirror_control.csv")
+    assert set(mirror["map"]) == {"shipped", "left_right", "top_bottom", "both"}
+    assert set(mirror["policy"]) == {"learned", "scripted", "random"}
+    assert (out / "mirror_control.png").stat().st_size > 1000
 
 
 def test_the_committed_reference_run_loads_labelled():

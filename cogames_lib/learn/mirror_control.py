@@ -16,9 +16,14 @@ from typing import Any
 
 import pandas as pd
 
+from cogames_lib.diagnostics.mirrors import MIRRORS
+from cogames_lib.paths import DATA_DIR
 from cogames_lib.stats import wilson_interval
 
 SHIPPED = "shipped"
+MAP_ORDER: tuple[str, ...] = (SHIPPED, *MIRRORS)  # the figure's columns
+POLICY_ORDER: tuple[str, ...] = ("learned", "scripted", "random")  # the figure's panels
+COMMITTED_TABLE = DATA_DIR / "cvc_learned" / "mirror_control.csv"  # the reference run's, repository only
 MIRROR_COLUMNS = (
     "policy",
     "training_seed",
@@ -54,6 +59,11 @@ def mirror_episodes(
     return run_sweep(
         list(policies), grid, list(agent_counts), episodes, out_dir, sweep_seed=sweep_seed, **sweep_options
     )
+
+
+def committed_mirror_table() -> pd.DataFrame | None:
+    """The reference run's mirror control (`tools/learned_mirror_control.py`); None outside a clone."""
+    return pd.read_csv(COMMITTED_TABLE) if COMMITTED_TABLE.is_file() else None
 
 
 def mirror_table(episodes: pd.DataFrame) -> pd.DataFrame:
