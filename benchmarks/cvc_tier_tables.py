@@ -1,8 +1,8 @@
-"""Write `data/cvc_tiers/`'s tables (and the difficulty figure) from a tier sweep's output folder.
+"""Write `data/cvc_tiers/`'s tables from a tier sweep's output folder.
 
 Run the tier sweep (docs/cvc_variants.md, "The tier sweep"), then
-`python benchmarks/cvc_tier_tables.py OUT [OUT2 ...] data/cvc_tiers --figure docs/cvc_hard_pass_by_difficulty.png
- --need-figure docs/cvc_hard_pass_by_need.png`
+`python benchmarks/cvc_tier_tables.py OUT [OUT2 ...] data/cvc_tiers` and `make docs-figures` (which draws the
+difficulty figures from these tables and records their data version)
 (several folders: the same sweep seed and seeds, a different policy set in each; their episodes are joined):
 - `pass_rates.csv`: `summarise(episodes, by=[tier, policy, num_agents])` (Wilson 95% intervals);
 - `scripted_failures.csv`: scripted's failed episodes;
@@ -40,8 +40,6 @@ def main() -> None:
         "out", type=Path, nargs="+", help="the tier sweep's output folder(s), one per policy set"
     )
     parser.add_argument("dest", type=Path, help="where the tables go (data/cvc_tiers)")
-    parser.add_argument("--figure", type=Path, default=None, help="also draw the difficulty figure here")
-    parser.add_argument("--need-figure", type=Path, default=None, help="and the figure by searcher's need")
     args = parser.parse_args()
     parts = [(pd.read_parquet(out / "episodes.parquet"), instances_frame(out)) for out in args.out]
     seen: set[str] = set()
@@ -87,15 +85,6 @@ def main() -> None:
     io.write_json(args.dest / "sweep.json", record, inline_depth=2)
     print(passes.to_string(index=False))
     print(f"{len(failures)} scripted failures of {len(episodes)} episodes")
-    from cogames_lib.plots.difficulty import difficulty_rates
-
-    for path, table, share in (
-        (args.figure, difficulty, "bound_share"),
-        (args.need_figure, need, "need_share"),
-    ):
-        if path is not None:
-            figure = difficulty_rates(table, share=share)
-            io.write_with(path, lambda p, f=figure: f.savefig(p, dpi=100, bbox_inches="tight", format="png"))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,10 @@ FIGURES = {
 LEARNED_EMERGENCE = "cvc_learned_emergence.png"  # the learned-agents reference run's heatmap
 LEARNED_FAMILIES = "cvc_learned_families.png"  # and its pass rate by capability family (docs/cvc_learned.md)
 LEARNED_MIRROR = "cvc_learned_mirror.png"  # its final checkpoints on mirrored maps (the mirror control)
+# The hard tier's pictures in docs/cvc_variants.md, drawn from the tier tables (data/cvc_tiers/)
+HARD_DIFFICULTY = "cvc_hard_difficulty.png"  # bound and need per instance, feasibility over seeds 0-99
+HARD_PASS_BY_BOUND = "cvc_hard_pass_by_difficulty.png"  # the tier sweep's pass rate by bound bin
+HARD_PASS_BY_NEED = "cvc_hard_pass_by_need.png"  # and by the searcher's need
 MANIFEST_FILE = "figures.json"
 REPORT_INDEX = "report_index.png"
 # Every README picture and the committed data it shows (folders relative to the project root). The report
@@ -39,6 +43,9 @@ README_FIGURES: dict[str, tuple[str, ...]] = {
     LEARNED_EMERGENCE: ("data/cvc_learned/emergence.csv",),
     LEARNED_FAMILIES: ("data/cvc_learned/emergence.csv",),
     LEARNED_MIRROR: ("data/cvc_learned/mirror_control.csv",),
+    HARD_DIFFICULTY: ("data/cvc_tiers/hard_feasibility_seeds0-99.csv",),
+    HARD_PASS_BY_BOUND: ("data/cvc_tiers/difficulty.csv",),
+    HARD_PASS_BY_NEED: ("data/cvc_tiers/difficulty_need.csv",),
     REPORT_INDEX: ("data/staghunt_reference", "cogames_lib/data/mindcraft_sample"),
 }
 
@@ -129,6 +136,28 @@ def write_learned_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
     ]  # fmt: skip
 
 
+def write_hard_tier_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
+    """Draw the hard tier's difficulty distribution (feasibility, seeds 0-99) and the tier sweep's pass rate
+    by difficulty bin (bound and need) from the committed tables (data/cvc_tiers/)."""
+    import pandas as pd
+
+    from cogames_lib import io
+    from cogames_lib.plots.difficulty import bound_share_distribution, difficulty_rates
+    from cogames_lib.report.display import figure_png
+
+    def table(name: str) -> pd.DataFrame:
+        return pd.read_csv(PROJECT_ROOT / README_FIGURES[name][0])
+
+    figures = {
+        HARD_DIFFICULTY: bound_share_distribution(
+            table(HARD_DIFFICULTY), "Hard tier, seeds 0-99: share of the budget"
+        ),
+        HARD_PASS_BY_BOUND: difficulty_rates(table(HARD_PASS_BY_BOUND), share="bound_share"),
+        HARD_PASS_BY_NEED: difficulty_rates(table(HARD_PASS_BY_NEED), share="need_share"),
+    }
+    return [io.write_bytes(out_dir / name, figure_png(figure)) for name, figure in figures.items()]
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:1] == ["--record-only"]:  # after `make docs-figures` took the report's screenshot
@@ -140,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in written:
         print(path)
     if study_dir.resolve() == STAGHUNT_REFERENCE_DIR.resolve():  # drawn from the committed data: record it
-        learned_figures = write_learned_figures(out_dir)  # and the learned-agents run's figures beside it
+        learned_figures = write_learned_figures(out_dir) + write_hard_tier_figures(out_dir)  # and the others
         for path in learned_figures:
             print(path)
         written += learned_figures
