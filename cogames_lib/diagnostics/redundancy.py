@@ -44,7 +44,7 @@ PAIR_COLUMNS = (
     "redundant",
 )
 # `pair_agreement(..., cluster=...)`: how many clusters (e.g. training seeds) share a cell of the pair, and
-# the bootstrap interval of the mean per-cluster agreement over them.
+# the Student-t interval of the mean per-cluster agreement over them.
 CLUSTER_COLUMNS = ("n_clusters", "cluster_ci_low", "cluster_ci_high")
 
 
@@ -108,17 +108,17 @@ def pair_agreement(
     threshold: float = REDUNDANT_AGREEMENT,
     min_shared: int = MIN_SHARED_CELLS,
     cluster: str | None = None,
-    seed: int = 0,
 ) -> pd.DataFrame:
     """`redundancy` over any outcome matrix: cells (rows) x diagnostics (columns), 1.0 pass, 0.0 fail, NaN
     not run. Learned agents use it with a cell per (training seed, checkpoint, agent count).
 
     `cluster` names an index level whose values are independent replications (e.g. training seeds) when
     the cells within one are not: each row then also carries `CLUSTER_COLUMNS`, the number of clusters
-    that share a cell of the pair and a percentile-bootstrap 95% interval of the mean per-cluster
-    agreement over them (`stats.bootstrap_interval`; none below two clusters).
+    that share a cell of the pair and a Student-t 95% interval of the mean per-cluster agreement over them,
+    clipped to [0, 1] (`stats.t_interval`; none below two clusters: a percentile bootstrap over the three
+    seeds a training study affords would only span their values).
     """
-    from cogames_lib.stats import bootstrap_interval, wilson_interval
+    from cogames_lib.stats import t_interval, wilson_interval
 
     if not 0 < threshold <= 1 or min_shared < 1:
         raise ParameterError(
@@ -156,7 +156,7 @@ def pair_agreement(
             if groups is not None:
                 labels = groups[shared]
                 per_cluster = [float(np.mean(a[labels == g] == b[labels == g])) for g in pd.unique(labels)]
-                _, cluster_low, cluster_high = bootstrap_interval(per_cluster, seed=seed)
+                _, cluster_low, cluster_high = t_interval(per_cluster, bounds=(0.0, 1.0))
                 row.update(
                     n_clusters=len(per_cluster), cluster_ci_low=cluster_low, cluster_ci_high=cluster_high
                 )
