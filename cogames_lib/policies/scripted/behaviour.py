@@ -44,11 +44,14 @@ SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus
 CLIPPED_DETOUR = 8  # prefer a working extractor unless a clipped one is this much closer
 AXIS_RATIO = 3.0  # a far source is traded by sector only this clearly in one direction (`_on_axis`)
 FAR_SOURCE = 30  # Manhattan distance from the team's centre beyond which a source goes by sector (`_duty`)
+FAR_ARM = 16  # ... or beyond this, at the end of a straight way from the centre (`_far`)
+ARM_SLACK = 6  # steps a way to a source may exceed its offset from the centre and still be straight
 HELP_AFTER = 8  # steps in an incomplete chorus before a one-kind-short agent helps (`_one_short`)
 CHECK_WAIT = 200  # steps a searcher back from its searched-out sector waits for the helpers
 HELP_STEPS = 110  # a helper searches at most this many steps before it goes back to the assembler
 NEAR_SOURCE = 12  # a helper leaves a source this near the team's centre to the searcher (`_near_source`)
 FINDER_AFTER = 20  # steps (after HELP_AFTER) before a heart_a at the assembler means a helper found it
+TRADE_STEPS = 60  # steps at most searching my sector for a claim in place of what I left (`_trade_search`)
 IDLE, OUT, DONE = 0, 1, 2  # a helper's state: waiting, searching its sector, back for good
 
 
@@ -70,6 +73,9 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.owner_of = {d: a for a in range(num_agents) for d in own_sector(a, num_agents)}
         self.role = role_resources(agent_id, num_agents)
         self.claimed: list[str] = []  # far resources found in my sector that I fetch (`_duty`)
+        self.free_slots = 0  # my role's resources left to teammates' sectors, not yet traded for (`_duty`)
+        self.sector_searched = False  # my own sector holds no reachable frontier cell (`_trade_search`)
+        self.trade_steps = 0  # steps spent on that search (`_trade_search`)
         self.self_sufficient = False
         self.mates_hold_shares = False  # every teammate seen at once showing heart_a (see `act`)
         self.chorus_size = num_agents if self.skills.chorus else 1
@@ -140,7 +146,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
                 self.help_state = OUT  # see `_one_short`
                 missing = self._missing()
             if not missing:
-                return self._chorus()
+                action = self._trade_search()
+                return self._chorus() if action is None else action
         if self.help_state == OUT and self._near_source(missing):
             # The searcher whose role holds it finds a source this near the centre too: helpers
             # walking there only crowd its way back (normal extract-missing maps: a 1-wide corridor).
@@ -196,6 +203,33 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
                 self.incomplete_steps = 0
         return self._chorus()
 
+    def _trade_search(self) -> int | None:
+        """I left some of my role's resources to teammates' sectors (`_duty`): each such owner fetches a far
+        source it finds in its sector in their place and drops one of its own role's, which lies in mine
+        if the trade is even. So before I wait at the assembler, I search my own sector for a far source to
+        claim, until it is searched out (the normal radial at 2 agents: agent 0 left carbon east to agent 1,
+        which claimed it and dropped silicon, and waited while the silicon at the end of its south arm was
+        fetched by no one). None when there is nothing to search for."""
+        if (
+            self.free_slots <= 0
+            or self.sector_searched
+            or self.trade_steps >= TRADE_STEPS
+            or self.num_agents <= 1
+            or self.self_sufficient
+            or self.help_state != IDLE
+            or not self.skills.explore
+        ):
+            return None
+        action = self.nav.explore(divided=True, exclusive=True)
+        if action is None:
+            self.sector_searched = True
+            return None
+        self.trade_steps += 1
+        if self.vibe == HEART_A:
+            return vibe_action(DEFAULT)  # heart_a means "with my share, at the assembler"
+        left = self._leave_assembler_vibe(action)
+        return action if left is None else left
+
     # -- needs and sources -------------------------------------------------------------------------
     def _missing(self) -> list[str]:
         whole = self.self_sufficient or self.help_state == OUT
@@ -247,15 +281,18 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
     def _duty(self) -> tuple[str, ...]:
         """My share of the recipe in a team: my role's resources, traded for far sources in my sector.
 
-        A source farther than `FAR_SOURCE` from the team's centre lies in one teammate's sector (see
-        `frontier.own_sector`; counted from `Navigator.centre`, a point every teammate agrees on): its
-        owner fetches it, so I take the far sources I see in my own sector and leave my role's resources
-        whose only known far sources lie in a teammate's sector. A sector owner takes at most its role's
-        size: where more far resources lie in one sector than its owner's role holds (a wide room with the
-        extractors in its corners: all four lie east and west), those resources stay with the roles, for
-        the owner and its teammates alike (a trade both sides cannot agree on sends two agents to one
-        extractor and none to another). Near sources and resource chests stay with the roles. A claim is
-        kept once fetched. Once every teammate was seen holding its share (`mates_hold_shares`), none of
+        A far source (`_far`: farther than `FAR_SOURCE` from the team's centre, or than `FAR_ARM` at the end
+        of a straight way, a radial arm) lies in one teammate's sector (see `frontier.own_sector`; counted
+        from `Navigator.centre`, a point every teammate agrees on): its owner fetches it, so I take the far
+        sources I see in my own sector and leave my role's resources whose only known far sources lie in a
+        teammate's sector. A sector owner takes at most its role's size: where more far resources lie in
+        one sector than its owner's role holds (a wide room with the extractors in its corners: all four
+        lie east and west), those resources stay with the roles, for the owner and its teammates alike (a
+        trade both sides cannot agree on sends two agents to one extractor and none to another). Near
+        sources and resource chests stay with the roles. A claim is kept once fetched. A claim displaces
+        my role's resources whose source I do not know first (`_kept_first`); one I hold takes no slot.
+        What an owner drops for its claims, its givers take up (`_taken_up`). Once every teammate was seen
+        holding its share (`mates_hold_shares`) and I began one kind short (extract-missing), none of
         them fetches anything any more, and I leave nothing to them."""
         if self.num_agents <= 1 or not self.role:
             return self.role
@@ -266,7 +303,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             if any(memory.stock[c] > 0 for c in memory.known(f"chest_{resource}")):
                 continue  # a stocked chest gives the whole stock at once: the roles split those
             sources = memory.known(f"{resource}_extractor")
-            far = [c for c in sources if abs(c[0] - centre[0]) + abs(c[1] - centre[1]) > FAR_SOURCE]
+            far = [c for c in sources if self._far(c, centre)]
             if far and len(far) == len(sources) and all(_on_axis(c, centre) for c in far):
                 owners[resource] = {self.owner_of[direction_of(c, centre)] for c in far}
         # How many far resources lie in each teammate's sector; a sector holding more than its owner's
@@ -289,13 +326,81 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
                     and self.items[RESOURCE_SLOTS[resource]] < HEART_RECIPE[resource]
                 ):
                     self.claimed.append(resource)
-            elif not self.mates_hold_shares:  # else its owner searches nothing any more: mine
+            elif not (self.mates_hold_shares and self.seeded_short):
+                # One kind short, an owner that holds its share searches nothing any more: it is mine.
+                # (Every agent that gathers its share, as in radial, fetched its claims before it did.)
                 theirs.add(resource)
         duty = list(self.claimed)
-        for resource in self.role:
-            if len(duty) < quota and resource not in duty and resource not in theirs:
+        # A role resource I hold already takes no slot: it is fetched, whatever I claim.
+        held = [r for r in self.role if self.items[RESOURCE_SLOTS[r]] >= HEART_RECIPE[r] and r not in duty]
+        for resource in sorted(self.role, key=self._kept_first):
+            if len(duty) < quota and resource not in duty and resource not in theirs and resource not in held:
                 duty.append(resource)
+        for resource in self._taken_up(fits, theirs):
+            if len(duty) < quota and resource not in duty and resource not in held:
+                duty.append(resource)
+        self.free_slots = quota - len(duty) - len(held)
+        duty += held
         return tuple(r for r in rules.RESOURCES if r in duty)
+
+    def _taken_up(self, fits: dict[str, set[int]], theirs: set[str]) -> list[str]:
+        """What I fetch in place of my role's resources that I left to owners (`_duty`): an owner whose far
+        claims fill its role's size drops every resource of its role it has no claim on, and a near one
+        of those no sector owner fetches either. The agents that left a claim to that owner (its givers,
+        in agent order) take its dropped resources up in turn (radial at 3 agents: agent 1's role is
+        germanium, near in agent 0's sector; it claimed the carbon far east and dropped germanium, and
+        agent 0, which left carbon to it, waited at the assembler while nobody fetched germanium)."""
+        mine = [r for r in self.role if r in theirs]
+        taken: list[str] = []
+        for owner in range(self.num_agents):
+            if owner == self.agent_id or not any(owner in fits[r] for r in mine):
+                continue
+            owner_role = role_resources(owner, self.num_agents)
+            claims = [r for r, agents in fits.items() if owner in agents]
+            if len(claims) < len(owner_role):
+                continue  # it keeps some of its role: which ones depends on what it knows
+            dropped = [
+                r for r in owner_role if r not in claims and not fits.get(r) and not self._used_up(r)
+            ]
+            givers = [
+                agent
+                for agent in range(self.num_agents)
+                if agent != owner
+                and any(owner in fits[r] for r in role_resources(agent, self.num_agents) if r in fits)
+            ]
+            turn = givers.index(self.agent_id)
+            taken.extend(dropped[turn :: len(givers)])
+        return taken
+
+    def _far(self, cell: Cell, centre: tuple[float, float]) -> bool:
+        """`cell` is far from the team's centre: more than `FAR_SOURCE` away, or more than `FAR_ARM` away
+        at the end of a straight way from the centre (a radial arm: the way there is no longer than the
+        offset, give or take `ARM_SLACK`). A source seen over a wall, reached by a long way round (agile's
+        lanes), stays with the roles below `FAR_SOURCE`."""
+        away = abs(cell[0] - centre[0]) + abs(cell[1] - centre[1])
+        if away > FAR_SOURCE:
+            return True
+        if away <= FAR_ARM:
+            return False
+        field = self.nav.centre_field()
+        ways = [field.get(side) for side in self._approach_cells(cell)]
+        known = [w for w in ways if w is not None]
+        return bool(known) and min(known) + 1 <= away + ARM_SLACK
+
+    def _used_up(self, resource: str) -> bool:
+        """Every source of `resource` I know was seen used up: someone fetched it (agile: each extractor
+        gives once, and the owner fetched its role's before it claimed), so I do not take it up."""
+        memory = self.nav.memory
+        extractors = memory.known(f"{resource}_extractor")
+        return bool(extractors) and not any(memory.uses_left[e] for e in extractors)
+
+    def _kept_first(self, resource: str) -> int:
+        """The order in which a claim leaves room for my role's resources: held ones first, then those
+        with a source known (near, or far in my sector: no teammate fetches those), unknown ones last
+        (the teammate that gave me my claim may have claimed one of them in its own sector)."""
+        if self.items[RESOURCE_SLOTS[resource]] >= HEART_RECIPE[resource]:
+            return 0
+        return 1 if self._sources_known(resource) else 2
 
     def _sources_known(self, resource: str) -> bool:
         """A source of `resource` that can still give it is known. A chest seen empty or an extractor

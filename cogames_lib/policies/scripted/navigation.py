@@ -243,6 +243,18 @@ class Navigator:
         """Path lengths from the agent's cell (cached until it moves or an obstacle appears)."""
         return self._field("here", (self.pos, self.memory.version, tuple(self.memory.bounds)), [self.pos])
 
+    def centre_field(self) -> DistanceField:
+        """Path lengths from the team's centre (`centre`; its walkable cells within 2), cached until an
+        obstacle appears or the known box grows."""
+        row, col = self.centre
+        sources = [
+            (r, c)
+            for r in range(int(row) - 2, int(row) + 3)
+            for c in range(int(col) - 2, int(col) + 3)
+            if abs(r - row) + abs(c - col) <= 2 and self.memory.kind[r, c] == EMPTY
+        ]
+        return self._field("centre", (self.memory.version, tuple(self.memory.bounds)), sources)
+
     def charger_field(self) -> DistanceField | None:
         """Path lengths to the nearest known charger's side, from every cell (None: no charger known)."""
         chargers = self.memory.known("charger")
