@@ -335,6 +335,34 @@ def test_frontier_searches_the_pocket_by_the_spawn_before_the_far_corridor() -> 
     assert target == (ORIGIN + 1, ORIGIN)  # near the spawn: the pocket first
 
 
+def _niche_and_corridor(corridor: int, opening: int, niche: int) -> MapMemory:
+    """Known: a 1-wide corridor running east from the agent (column 6 of row 6) for `corridor` cells into
+    `opening` unknown cells (a column across its end), and `niche` unknown cells in the wall just north of
+    the agent; walls all round, five cells deep, so no view reaches past the known box."""
+    rows = [["#"] * (corridor + 12) for _ in range(13)]
+    for c in range(5, 5 + corridor):
+        rows[6][c] = "."
+    for i in range(opening):
+        rows[6 - opening // 2 + i][5 + corridor] = "?"
+    for i in range(niche):
+        rows[5 - i][6] = "?"
+    return _memory_from_rows(["".join(row) for row in rows])
+
+
+def test_frontier_closes_a_pocket_at_hand_before_walking_off() -> None:
+    """Travel overhead 3 (issue 24, seventh pass): a niche of two cells beside the agent is searched before
+    a nine-cell opening 16 cells down the corridor (with 6 the agent walked off and came back for it); a
+    single cell is not worth it, and a wider opening nearer still comes first."""
+    agent = (ORIGIN + 6, ORIGIN + 6)
+    niche = (ORIGIN + 5, ORIGIN + 6)
+    target, _ = frontier_target(_niche_and_corridor(16, 9, 2), agent, agent)
+    assert target == niche
+    target, _ = frontier_target(_niche_and_corridor(16, 9, 1), agent, agent)
+    assert target == (ORIGIN + 6, ORIGIN + 21)
+    target, _ = frontier_target(_niche_and_corridor(12, 11, 1), agent, agent)
+    assert target == (ORIGIN + 6, ORIGIN + 17)
+
+
 def _window(rows: list[str]) -> np.ndarray:
     """An 11 x 11 observation grid: '#' wall, '.' empty (only the wall channel is set)."""
     from cogames_lib.cvc.observation import CHANNEL, GRID_CHANNELS, VIEW_SIZE

@@ -14,7 +14,9 @@ middle). So a large unseen room a few steps further beats the
 strip of unknown cells next to the agent, and the search sweeps open rooms in wide lanes instead of row by
 row near its start; in a corridor the cell straight ahead still has both the most gain and the shortest
 way, so a corridor is walked to its end once. `TRAVEL_OVERHEAD` (the steps it takes to use what is found)
-keeps a small pocket right next to the agent from winning on a tiny denominator. The breadth-first search
+keeps a single unknown cell right next to the agent from winning on a tiny denominator; at 3 (it was 6) a
+pocket of two or three cells at hand is still closed before the agent walks off to a larger opening farther
+on, instead of costing a walk back later (docs/cvc_scripted.md, "Issue 24, seventh pass"). The breadth-first search
 stops once no farther cell could beat the best score (gain is at most 121). Ties go to the first cell in
 row-major order: the choice is deterministic. The spawn term is small (a cell 40 away costs 2 steps more):
 among frontier cells of about the same information per step it takes the one nearer the spawn, so the
@@ -43,7 +45,7 @@ from cogames_lib.cvc.observation import VIEW_RADIUS, VIEW_SIZE
 from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 from cogames_lib.policies.scripted.planning import Cell
 
-TRAVEL_OVERHEAD = 6  # steps added to every path length (see the module docstring)
+TRAVEL_OVERHEAD = 3  # steps added to every path length (see the module docstring; 6 until the seventh pass)
 ORIGIN_WEIGHT = 0.05  # steps charged per cell of distance from the spawn (0.2 slowed far searches) ...
 ORIGIN_REACH = 40  # ... counted up to this distance (far out, where the agent is matters, not the spawn)
 SECTOR_PENALTY = 24  # extra steps charged for a frontier cell in a teammate's sector
