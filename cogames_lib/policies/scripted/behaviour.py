@@ -359,9 +359,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             claims = [r for r, agents in fits.items() if owner in agents]
             if len(claims) < len(owner_role):
                 continue  # it keeps some of its role: which ones depends on what it knows
-            dropped = [
-                r for r in owner_role if r not in claims and not fits.get(r) and not self._used_up(r)
-            ]
+            dropped = [r for r in owner_role if r not in claims and not fits.get(r) and not self._used_up(r)]
             givers = [
                 agent
                 for agent in range(self.num_agents)
