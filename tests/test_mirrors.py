@@ -115,3 +115,22 @@ def test_mirror_episodes_runs_every_map_through_the_sweep(tmp_path) -> None:
     table = mirror_table(episodes)
     assert sorted(table["map"]) == ["both", "left_right", "shipped", "top_bottom"]
     assert table["successes"].tolist() == [1, 1, 1, 1] and set(table["policy"]) == {"scripted"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--episodes", "0"], "seeds: the number of seeds must be >= 1"),
+        (["--workers", "0"], "workers: must be"),
+    ],
+)
+def test_the_mirror_control_command_rejects_bad_arguments_in_one_line(
+    tmp_path, capsys, argv, message
+) -> None:
+    from tools.learned_mirror_control import main
+
+    table = tmp_path / "table.csv"
+    assert main([*argv, "--out", str(tmp_path / "sweep"), "--table", str(table)]) == 2
+    error = capsys.readouterr().err
+    assert message in error and len(error.strip().splitlines()) == 1
+    assert not table.exists() and not (tmp_path / "sweep").exists()  # nothing written

@@ -18,7 +18,7 @@ import pandas as pd
 
 from cogames_lib.diagnostics.mirrors import MIRRORS
 from cogames_lib.paths import DATA_DIR
-from cogames_lib.stats import wilson_interval
+from cogames_lib.stats import rate_table
 
 SHIPPED = "shipped"
 MAP_ORDER: tuple[str, ...] = (SHIPPED, *MIRRORS)  # the figure's columns
@@ -85,9 +85,4 @@ def mirror_table(episodes: pd.DataFrame) -> pd.DataFrame:
         }
     )
     keys = ["policy", "training_seed", "diagnostic", "num_agents", "map"]
-    table = frame.groupby(keys, sort=True)["success"].agg(n="size", successes="sum").reset_index()
-    bounds = [wilson_interval(int(s), int(n)) for s, n in zip(table["successes"], table["n"], strict=True)]
-    table["rate"] = table["successes"] / table["n"]
-    table["ci_low"] = [low for low, _ in bounds]
-    table["ci_high"] = [high for _, high in bounds]
-    return table[list(MIRROR_COLUMNS)]
+    return rate_table(frame, keys, "success")[list(MIRROR_COLUMNS)]
