@@ -104,6 +104,8 @@ def test_the_mirror_heatmap_draws_each_policy_pooled_over_training_seeds() -> No
     assert titles[:2] == ["scripted", "learned"]
     labels = {text.get_text() for axes in figure.axes for text in axes.texts}
     assert "0.07\n3/40" in labels and "1.00\n20/20" in labels  # the learned seeds pooled: 3 of 40
+    unordered = mirror_heatmap(table, ("both",))  # no order given: panels in the table's order
+    assert [axes.get_title() for axes in unordered.axes if axes.get_title()][:2] == ["learned", "scripted"]
 
 
 def test_mirror_episodes_runs_every_map_through_the_sweep(tmp_path) -> None:

@@ -151,7 +151,7 @@ def mirror_heatmap(
     ]
     figure, axes_list = plt.subplots(
         1,
-        len(policies),
+        len(order),
         figsize=(min(PAGE_WIDTH_IN, 2.4 * len(order) + 2.6), 0.42 * len(rows) + 1.8),
         layout="constrained",
         sharey=True,
