@@ -460,3 +460,46 @@ def test_curriculum_gives_unsolved_tasks_equal_shares_of_steps_not_episodes() ->
     draws = [curriculum.next_episode(0)[0].key for _ in range(3000)]
     solved = draws.count("diagnostic_assemble_seeded_near") / draws.count("diagnostic_chest_deposit_near")
     assert 1.0 < solved < 1.6  # 5 * 0.25 = 1.25
+
+
+def test_map_symmetries_draw_each_mirror_per_episode_and_leave_runs_without_them_unchanged() -> None:
+    names, counts = ["chest_navigation1", "chorus_pair"], [1, 2]
+    plain = Curriculum(names, counts, run_seed=5)
+    empty = Curriculum(names, counts, run_seed=5, symmetries=())
+    assert [plain.next_episode(w % 2) for w in range(40)] == [empty.next_episode(w % 2) for w in range(40)]
+    mirrored_curriculum = Curriculum(names, counts, run_seed=5, symmetries=("left_right", "rotate_cw"))
+    drawn = [mirrored_curriculum.next_episode(1)[0] for _ in range(300)]
+    assert {spec.key for spec in drawn} == {"diagnostic_chorus_pair"}  # the task is kept, only the map varies
+    names_drawn = {spec.grid_map.name for spec in drawn}
+    base = get_diagnostic("chorus_pair").episode_map(0, 2)
+    assert names_drawn == {base.name, f"{base.name}_mirror_left_right", f"{base.name}_mirror_rotate_cw"}
+    turned = next(spec for spec in drawn if spec.grid_map.name.endswith("rotate_cw"))
+    assert (turned.grid_map.height, turned.grid_map.width) == (base.width, base.height)
+    # success is the task's, whichever map it was played on
+    mirrored_curriculum.record("diagnostic_chorus_pair", 2, True)
+    assert mirrored_curriculum.success[("diagnostic_chorus_pair", 2)] > 0
+    with pytest.raises(ParameterError, match="map_symmetries: each of"):
+        PPOConfig(map_symmetries=("left_right", "diagonal"))
+    with pytest.raises(ParameterError, match="map_symmetries: each of"):
+        PPOConfig(map_symmetries=("both", "both"))
+
+
+def test_a_run_trained_on_mirrors_records_them_and_plays_the_mirrored_maps(tmp_path: Path) -> None:
+    config = PPOConfig(
+        total_steps=2_000,
+        worlds=(4, 1, 0),
+        rollout_steps=16,
+        curriculum=("chest_navigation1", "chorus_pair"),
+        map_symmetries=("top_bottom", "transpose"),
+    )
+    train_run(config, [0], tmp_path / "run", 1, "cpu", "test", False, None)
+    record = json.loads((tmp_path / "run" / RUN_FILE).read_text(encoding="utf-8"))
+    assert record["config"]["map_symmetries"] == ["top_bottom", "transpose"]
+    trainer = SeedTrainer(config, seed=0)
+    played = {spec.grid_map.name for spec in trainer.batch.specs}
+    for _ in range(12):
+        trainer.update()
+        played |= {spec.grid_map.name for spec in trainer.batch.specs}
+    assert any(name.endswith("_mirror_transpose") for name in played)
+    assert any(name.endswith("_mirror_top_bottom") for name in played)
+    trainer.batch.close()

@@ -54,7 +54,8 @@ def test_notebook_writes_tables_figures_and_findings(tmp_path):
 def test_the_reference_run_page_shows_the_mirror_control(tmp_path):
     out = house.papermill(NAME, tmp_path, {})
     mirror = pd.read_csv(out / "mirror_control.csv")
-    assert set(mirror["map"]) == {"shipped", "left_right", "top_bottom", "both"}
+    assert set(mirror["map"]) == {"shipped", "left_right", "top_bottom", "both", "transpose", "anti_transpose",
+                                  "rotate_cw", "rotate_ccw"}  # fmt: skip
     assert set(mirror["policy"]) == {"learned", "scripted", "random"}
     assert (out / "mirror_control.png").stat().st_size > 1000
 

@@ -7,7 +7,14 @@ import pytest
 
 from cogames_lib.cvc.maps import parse_map_text
 from cogames_lib.diagnostics import get_diagnostic
-from cogames_lib.diagnostics.mirrors import MIRRORS, mirror_control, mirrored, mirrored_map
+from cogames_lib.diagnostics.mirrors import (
+    MIRRORS,
+    SYMMETRIES,
+    TRANSPOSES,
+    mirror_control,
+    mirrored,
+    mirrored_map,
+)
 from cogames_lib.errors import ParameterError
 from cogames_lib.learn.mirror_control import MIRROR_COLUMNS, mirror_table
 from cogames_lib.sweep import run_episode
@@ -56,7 +63,30 @@ def test_a_mirrored_diagnostic_is_a_custom_variant_of_the_same_size() -> None:
         mirrored("chest_navigation1_hard", "both")
 
 
-@pytest.mark.parametrize("kind", sorted(MIRRORS))
+def test_the_transposes_turn_the_map_and_the_symmetries_form_a_group() -> None:
+    room = parse_map_text(ROOM, name="room")  # 2 x 5 inside the walls: spawn (1, 1), chest (1, 4)
+    assert set(MIRRORS) | set(TRANSPOSES) == set(SYMMETRIES) and len(SYMMETRIES) == 7
+    transpose = mirrored_map(room, "transpose")
+    assert (transpose.height, transpose.width) == (room.width, room.height) == (7, 4)
+    assert transpose.spawns == ((1, 1),) and transpose.positions_of("chest") == [(4, 1)]
+    turned = mirrored_map(room, "rotate_cw")  # clockwise: the top row becomes the right column
+    assert turned.spawns == ((1, 2),) and turned.positions_of("chest") == [(4, 2)]
+    assert mirrored_map(room, "rotate_ccw").positions_of("chest") == [(2, 1)]
+    assert mirrored_map(room, "anti_transpose").positions_of("chest") == [(2, 2)]
+    twice = mirrored_map(mirrored_map(room, "rotate_cw"), "rotate_cw")
+    assert twice.cells == mirrored_map(room, "both").cells  # a half turn is both flips
+    four = room
+    for _ in range(4):
+        four = mirrored_map(four, "rotate_cw")
+    assert four.cells == room.cells
+    for kind in ("transpose", "anti_transpose"):  # diagonal mirrors undo themselves
+        assert mirrored_map(mirrored_map(room, kind), kind).cells == room.cells
+    assert mirrored_map(mirrored_map(room, "rotate_cw"), "rotate_ccw").cells == room.cells
+    # the eight symmetries give eight different maps of an asymmetric room
+    assert len({room.cells, *(mirrored_map(room, kind).cells for kind in SYMMETRIES)}) == 8
+
+
+@pytest.mark.parametrize("kind", sorted(SYMMETRIES))
 def test_the_scripted_baseline_solves_every_mirror_of_a_maze(kind: str) -> None:
     # the control's premise: a mirror is as solvable as the shipped map
     assert run_episode("scripted", mirrored("chest_navigation2", kind), 1, 3)["success"]
@@ -115,8 +145,14 @@ def test_mirror_episodes_runs_every_map_through_the_sweep(tmp_path) -> None:
         ["scripted"], ["chest_deposit_near"], (1,), 1, tmp_path / "sweep", 7919, progress=False
     )
     table = mirror_table(episodes)
-    assert sorted(table["map"]) == ["both", "left_right", "shipped", "top_bottom"]
-    assert table["successes"].tolist() == [1, 1, 1, 1] and set(table["policy"]) == {"scripted"}
+    assert sorted(table["map"]) == sorted(["shipped", *SYMMETRIES])
+    assert table["successes"].tolist() == [1] * 8 and set(table["policy"]) == {"scripted"}
+    flips = mirror_table(
+        mirror_episodes(
+            ["scripted"], ["chest_deposit_near"], (1,), 1, tmp_path / "flips", 7919, MIRRORS, progress=False
+        )
+    )
+    assert sorted(flips["map"]) == ["both", "left_right", "shipped", "top_bottom"]
 
 
 @pytest.mark.parametrize(
@@ -124,6 +160,8 @@ def test_mirror_episodes_runs_every_map_through_the_sweep(tmp_path) -> None:
     [
         (["--episodes", "0"], "seeds: the number of seeds must be >= 1"),
         (["--workers", "0"], "workers: must be"),
+        (["--kinds", "left_right", "diagonal"], "mirror: kind must be one of"),
+        (["--run", "no/such/run"], "no/such/run/run.json: no run here"),
     ],
 )
 def test_the_mirror_control_command_rejects_bad_arguments_in_one_line(
@@ -136,3 +174,28 @@ def test_the_mirror_control_command_rejects_bad_arguments_in_one_line(
     error = capsys.readouterr().err
     assert message in error and len(error.strip().splitlines()) == 1
     assert not table.exists() and not (tmp_path / "sweep").exists()  # nothing written
+
+
+def test_map_group_summary_pools_maps_and_puts_the_interval_over_learned_seeds() -> None:
+    from cogames_lib.learn.mirror_control import map_group_summary
+
+    rows = []
+    for seed, shipped, flipped, turned in ((0, 20, 10, 2), (1, 18, 6, 0), (2, 20, 8, 4)):
+        rows.append(("learned", seed, "shipped", shipped))
+        rows += [("learned", seed, kind, flipped) for kind in MIRRORS]
+        rows += [("learned", seed, kind, turned) for kind in TRANSPOSES]
+    rows += [("scripted", -1, kind, 20) for kind in ("shipped", *SYMMETRIES)]
+    table = pd.DataFrame(rows, columns=["policy", "training_seed", "map", "successes"]).assign(n=20)
+    summary = map_group_summary(table).set_index(["policy", "group"])
+    mirrors = summary.loc[("learned", "mirrors")]
+    assert mirrors["n"] == 180 and mirrors["successes"] == 72 and mirrors["per_seed"] == "0.50 / 0.30 / 0.40"
+    assert mirrors["rate"] == pytest.approx(0.4) and mirrors["interval"] == "t over seeds"
+    # t interval over the three seed rates 0.5, 0.3, 0.4: mean 0.4, sem 0.0577, t(0.975, 2) = 4.303
+    assert mirrors["ci_low"] == pytest.approx(0.4 - 4.303 * 0.05774, abs=1e-3)
+    transposes = summary.loc[("learned", "transposes")]
+    assert transposes["n"] == 240 and transposes["rate"] == pytest.approx(0.1)
+    scripted = summary.loc[("scripted", "transposes")]
+    assert scripted["rate"] == 1.0 and scripted["interval"] == "Wilson" and scripted["ci_low"] < 1.0
+    assert list(map_group_summary(table)["group"][:3]) == ["shipped", "mirrors", "transposes"]
+    with pytest.raises(ParameterError, match="unknown map kinds"):
+        map_group_summary(table.assign(map="diagonal"))

@@ -1,10 +1,12 @@
 """The learned agents' mirror control: final checkpoints, scripted and random on the curriculum's maps and
-their mirror images (`cogames_lib.learn.mirror_control`), tallied into `data/cvc_learned/mirror_control.csv`.
+their mirror images and quarter turns (`cogames_lib.learn.mirror_control`), tallied into
+`RUN/mirror_control.csv`.
 
     python -m tools.learned_mirror_control --workers 2
+    python -m tools.learned_mirror_control --run data/cvc_learned_mirrored --workers 2
 
-Reads the committed reference run (`data/cvc_learned/`: its curriculum from `run.json`, each seed's last
-checkpoint); the sweep folder (`--out`, resumable) keeps every episode.
+Reads a run folder (`--run`, default the committed reference run `data/cvc_learned/`: its curriculum from
+`run.json`, each seed's last checkpoint); the sweep folder (`--out`, resumable) keeps every episode.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cogames_lib import io
+from cogames_lib.diagnostics.mirrors import SYMMETRIES
 from cogames_lib.errors import CogamesLibError
-from cogames_lib.learn.mirror_control import mirror_episodes, mirror_table
+from cogames_lib.learn.mirror_control import map_group_summary, mirror_episodes, mirror_table
 from cogames_lib.paths import PROJECT_ROOT
 
 RUN_DIR = PROJECT_ROOT / "data" / "cvc_learned"
@@ -33,27 +36,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--episodes", type=int, default=20, help="episodes per cell (default 20)")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--run", default=str(RUN_DIR), help="the run folder (default: the reference run)")
+    parser.add_argument("--kinds", nargs="+", default=list(SYMMETRIES), metavar="KIND",
+                        help=f"symmetries played (default all: {' '.join(SYMMETRIES)})")  # fmt: skip
     parser.add_argument("--out", default="reports/learned-mirror", help="sweep folder (resumable)")
-    parser.add_argument("--table", default=str(RUN_DIR / "mirror_control.csv"), help="the tally's CSV")
+    parser.add_argument("--table", default=None, help="the tally's CSV (default RUN/mirror_control.csv)")
     args = parser.parse_args(argv)
-    run_file = RUN_DIR / "run.json"
+    run_dir = Path(args.run).resolve()
+    run_file = run_dir / "run.json"
     if not run_file.is_file():
-        return _fail(f"{run_file}: no committed reference run here (a clone of the repository has it)")
+        return _fail(f"{run_file}: no run here (the reference run is in a clone of the repository)")
     run = json.loads(run_file.read_text(encoding="utf-8"))
-    finals = [sorted((RUN_DIR / f"seed_{seed}").glob("checkpoint_*.pt")) for seed in run["seeds"]]
+    finals = [sorted((run_dir / f"seed_{seed}").glob("checkpoint_*.pt")) for seed in run["seeds"]]
     if not all(finals):
-        return _fail(f"{RUN_DIR}: a training seed of run.json has no checkpoint")
-    policies = [f"learned:{paths[-1].relative_to(PROJECT_ROOT)}" for paths in finals] + ["scripted", "random"]
+        return _fail(f"{run_dir}: a training seed of run.json has no checkpoint")
+    # checkpoint paths relative to the project where they are in it: the sweep's names (and so its episode
+    # seeds) do not depend on where the clone lives
+    shown = [p[-1].relative_to(PROJECT_ROOT) if p[-1].is_relative_to(PROJECT_ROOT) else p[-1] for p in finals]
+    policies = [f"learned:{path}" for path in shown] + ["scripted", "random"]
     curriculum = run["config"]["curriculum"]
+    table_path = Path(args.table) if args.table else run_dir / "mirror_control.csv"
     try:
         episodes = mirror_episodes(
-            policies, curriculum, (1, 2), args.episodes, args.out, SWEEP_SEED, workers=args.workers
+            policies,
+            curriculum,
+            (1, 2),
+            args.episodes,
+            args.out,
+            SWEEP_SEED,
+            args.kinds,
+            workers=args.workers,
         )
     except CogamesLibError as error:  # a bad --episodes, --workers or --out: one line, nothing written
         return _fail(str(error))
     table = mirror_table(episodes)
     table.insert(0, "sweep_seed", SWEEP_SEED)
-    print(io.write_text(Path(args.table), table.to_csv(index=False)))
+    print(io.write_text(table_path, table.to_csv(index=False)))
+    print(map_group_summary(table).to_string(index=False, float_format=lambda value: f"{value:.3f}"))
     return 0
 
 

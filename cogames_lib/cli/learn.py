@@ -50,6 +50,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--pickup", type=float, default=None, help="bonus per new item high in an episode")
     train.add_argument("--assembly", type=float, default=None,
                        help="scale of the heart chain's potential-based shaping (0 switches it off)")  # fmt: skip
+    train.add_argument("--map-symmetries", nargs="+", default=None, metavar="KIND",
+                       help="also train on these mirror images / quarter turns of the maps, drawn per "
+                       "episode with the map itself (left_right top_bottom both transpose rotate_cw "
+                       "rotate_ccw anti_transpose; default: the shipped maps only)")  # fmt: skip
     train.add_argument("--time-limit", type=float, default=None, metavar="MINUTES",
                        help="stop every seed at the same step before this much wall time (recorded in run.json)")  # fmt: skip
     train.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -76,6 +80,8 @@ def handle_train(args: argparse.Namespace) -> int:
         config = replace(config, curriculum=tuple(d.name for d in resolve_diagnostics(args.diagnostics)))
     if args.worlds:
         config = replace(config, worlds=tuple(args.worlds))
+    if args.map_symmetries:
+        config = replace(config, map_symmetries=tuple(args.map_symmetries))
     network = NetworkConfig()
     if args.frames is not None:
         network = replace(network, frames=args.frames)

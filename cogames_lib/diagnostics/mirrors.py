@@ -1,4 +1,5 @@
-"""Mirror images of a diagnostic's map: the same layout, distances and budget, with the directions changed.
+"""Mirror images and rotations of a diagnostic's map: the same layout, distances and budget, with the
+directions changed.
 
 A control for a policy trained on the normal tier's fixed maps: it may have learned to navigate (find the
 chest it sees, walk round a wall) or only memorised its routes ("east 5, north 3"). A mirror image keeps
@@ -7,6 +8,13 @@ as well and so cannot tell the two apart. Each mirror is an ordinary custom vari
 (`Diagnostic.variant`, named `<diagnostic>@<map>_mirror_<kind>`), so `run_episode` and `run_sweep` take it
 like any record. Spawns are renumbered in row-major order, as for every map, so in a mirror a team's
 agents may start on each other's cells.
+
+The eight symmetries of a rectangle's grid (the identity and `SYMMETRIES`) come in two sets of four:
+`MIRRORS` (the flips, which keep the map's shape) and `TRANSPOSES` (a reflection in a diagonal, alone or
+followed by a flip: the two diagonal mirrors and the quarter turns; a height x width map becomes width x
+height). Training on the identity and `MIRRORS` (`PPOConfig.map_symmetries`) and evaluating on `TRANSPOSES`
+tests navigation on layouts the agent has never seen, with everything else held equal. A rotation is two
+mirrors in a row; every symmetry's map is named `<map>_mirror_<kind>`.
 """
 
 from __future__ import annotations
@@ -18,21 +26,29 @@ from cogames_lib.diagnostics.catalogue import Diagnostic
 from cogames_lib.diagnostics.registry import get_diagnostic
 from cogames_lib.errors import ParameterError
 
-# kind -> (flip the rows top to bottom, flip each row left to right)
-MIRRORS: dict[str, tuple[bool, bool]] = {
-    "left_right": (False, True),
-    "top_bottom": (True, False),
-    "both": (True, True),
+# kind -> (transpose (row r, column c) to (c, r) first, then flip the rows top to bottom, flip each row
+# left to right)
+SYMMETRIES: dict[str, tuple[bool, bool, bool]] = {
+    "left_right": (False, False, True),
+    "top_bottom": (False, True, False),
+    "both": (False, True, True),
+    "transpose": (True, False, False),
+    "rotate_cw": (True, False, True),
+    "rotate_ccw": (True, True, False),
+    "anti_transpose": (True, True, True),
 }
+MIRRORS: tuple[str, ...] = tuple(kind for kind, (swap, _, _) in SYMMETRIES.items() if not swap)
+TRANSPOSES: tuple[str, ...] = tuple(kind for kind, (swap, _, _) in SYMMETRIES.items() if swap)
 
 
 def mirrored_map(grid_map: GridMap, kind: str) -> GridMap:
-    """`grid_map` mirrored by `kind` (a key of `MIRRORS`)."""
-    if kind not in MIRRORS:
-        raise ParameterError(f"mirror: kind must be one of {sorted(MIRRORS)}, got {kind!r}")
-    flip_rows, flip_cols = MIRRORS[kind]
-    rows = grid_map.cells[::-1] if flip_rows else grid_map.cells
-    cells = tuple(row[::-1] if flip_cols else row for row in rows)
+    """`grid_map` mirrored or turned by `kind` (a key of `SYMMETRIES`)."""
+    if kind not in SYMMETRIES:
+        raise ParameterError(f"mirror: kind must be one of {sorted(SYMMETRIES)}, got {kind!r}")
+    swap, flip_rows, flip_cols = SYMMETRIES[kind]
+    rows = tuple(zip(*grid_map.cells, strict=True)) if swap else grid_map.cells
+    rows = rows[::-1] if flip_rows else rows
+    cells = tuple(tuple(row[::-1]) if flip_cols else tuple(row) for row in rows)
     spawns = tuple((r, c) for r, row in enumerate(cells) for c, name in enumerate(row) if name == SPAWN)
     name = f"{grid_map.name}_mirror_{kind}"
     return GridMap(name=name, source=f"<{name}>", cells=cells, spawns=spawns, map_type=grid_map.map_type)

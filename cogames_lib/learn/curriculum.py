@@ -11,6 +11,12 @@ Seeds: evaluation episode seeds (`cogames_lib.sweep.seeds.episode_seed`) are has
 episode seeds are `2**31 + hash("train", run seed, world, episode)`, so the two sets are disjoint by
 construction. Only the normal tier is trained on (its maps are fixed; the seed draws spawns and turn order).
 
+Map symmetries (`symmetries`, off by default): each training episode plays its diagnostic's map or, drawn
+uniformly with it, one of the named symmetries (`diagnostics.mirrors.SYMMETRIES`: mirrors, quarter turns).
+On fixed maps PPO memorises routes (the mirror control, docs/cvc_learned.md); drawing the map's mirror images
+asks for navigation instead, and the symmetries left out of training stay a held-out test. The success rate
+that weights the draw is the task's, over all of its maps.
+
 Shaping (training only; `cogames_lib.sweep` never sees it; `ShapingConfig(novelty=0, pickup=0)` switches
 it off):
 - team success: the engine rewards the agent that deposits the heart; training gives that reward to every
@@ -43,7 +49,7 @@ it off):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from types import MappingProxyType
 
 import numpy as np
@@ -52,6 +58,7 @@ from cogames_lib.cvc import rules
 from cogames_lib.cvc.batch import SlotArrays, WorldSpec
 from cogames_lib.cvc.observation import CHANNEL, SELF_INDEX, VIEW_RADIUS
 from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic
+from cogames_lib.diagnostics.mirrors import mirrored_map
 from cogames_lib.errors import ParameterError
 from cogames_lib.seeding import SEED_BITS, stable_hash
 
@@ -146,7 +153,13 @@ def assembly_potential(batch: SlotArrays) -> np.ndarray:
 class Curriculum:
     """Draws each world's next (diagnostic, seed); `record` feeds finished episodes back."""
 
-    def __init__(self, names: Sequence[str], agent_counts: Sequence[int], run_seed: int) -> None:
+    def __init__(
+        self,
+        names: Sequence[str],
+        agent_counts: Sequence[int],
+        run_seed: int,
+        symmetries: Sequence[str] = (),
+    ) -> None:
         records = [get_diagnostic(name) for name in names]
         if not records:
             raise ParameterError("curriculum: need at least one diagnostic")
@@ -166,8 +179,19 @@ class Curriculum:
                     f"curriculum: no diagnostic of {list(self.names)} allows {count} agent(s)"
                 )
             self.specs[count] = specs
+        self.symmetries = tuple(symmetries)
+        # spec -> its maps: the map itself, then each symmetry's (every one a full WorldSpec, built once)
+        self.maps = {
+            (spec.key, count): [spec, *(self._mirrored(spec, kind) for kind in self.symmetries)]
+            for count, specs in self.specs.items()
+            for spec in specs
+        }
         self.success = {(spec.key, count): 0.0 for count, specs in self.specs.items() for spec in specs}
         self.episodes = [0] * len(self.agent_counts)
+
+    @staticmethod
+    def _mirrored(spec: WorldSpec, kind: str) -> WorldSpec:
+        return replace(spec, grid_map=mirrored_map(spec.grid_map, kind))
 
     def next_episode(self, world: int) -> tuple[WorldSpec, int]:
         count = self.agent_counts[world]
@@ -176,6 +200,9 @@ class Curriculum:
             [(1.0 - SOLVED_WEIGHT_DROP * self.success[(s.key, count)]) / s.max_steps for s in specs]
         )
         spec = specs[int(self.rng.choice(len(specs), p=weights / weights.sum()))]
+        if self.symmetries:  # no draw without them: runs from before the option are unchanged
+            maps = self.maps[(spec.key, count)]
+            spec = maps[int(self.rng.integers(len(maps)))]
         seed = training_seed(self.run_seed, world, self.episodes[world])
         self.episodes[world] += 1
         return spec, seed

@@ -1,10 +1,15 @@
 """The mirror control of the learned agents: their final checkpoints on the normal tier's maps and on the
-maps' mirror images (`diagnostics.mirrors`), beside the scripted baseline (which must pass the mirrors: the
+maps' mirror images and quarter turns (`diagnostics.mirrors`), beside the scripted baseline (which must pass the mirrors: the
 mirrored maps are solvable) and random play (the floor). A policy that navigates keeps its rate in a
 mirror; one that memorised its routes on the fixed maps loses it.
 
 `mirror_episodes` runs the grid through the ordinary sweep (resumable, local or Dask) and `mirror_table`
 tallies its episodes: one row per (policy, training seed, diagnostic, agent count, map), Wilson 95%.
+`map_group_summary` pools a table's cells into three map groups (the shipped maps, their `MIRRORS`, their
+`TRANSPOSES`): the learned checkpoints with a Student-t interval over training seeds (the seed is the unit:
+episodes of one seed are not independent draws of "a trained agent"), baselines with a Wilson interval over
+episodes. A run trained on the shipped maps and their mirrors (`PPOConfig.map_symmetries`) never saw a
+transpose, so its `transposes` row is the held-out test.
 """
 
 from __future__ import annotations
@@ -16,13 +21,30 @@ from typing import Any
 
 import pandas as pd
 
-from cogames_lib.diagnostics.mirrors import MIRRORS
+from cogames_lib.diagnostics.mirrors import MIRRORS, SYMMETRIES, TRANSPOSES
+from cogames_lib.errors import ParameterError
 from cogames_lib.paths import DATA_DIR
-from cogames_lib.stats import rate_table
+from cogames_lib.stats import rate_table, t_interval, wilson_interval
 
 SHIPPED = "shipped"
-MAP_ORDER: tuple[str, ...] = (SHIPPED, *MIRRORS)  # the figure's columns
+MAP_ORDER: tuple[str, ...] = (SHIPPED, *SYMMETRIES)  # the table's maps: mirrors, then transposes
 POLICY_ORDER: tuple[str, ...] = ("learned", "scripted", "random")  # the figure's panels
+MAP_GROUPS: dict[str, str] = {SHIPPED: SHIPPED, **dict.fromkeys(MIRRORS, "mirrors")} | dict.fromkeys(
+    TRANSPOSES, "transposes"
+)
+GROUP_ORDER: tuple[str, ...] = (SHIPPED, "mirrors", "transposes")  # the figure's columns
+GROUP_COLUMNS = (
+    "policy",
+    "group",
+    "seeds",
+    "n",
+    "successes",
+    "rate",
+    "per_seed",
+    "ci_low",
+    "ci_high",
+    "interval",
+)
 COMMITTED_TABLE = DATA_DIR / "cvc_learned" / "mirror_control.csv"  # the reference run's, repository only
 MIRROR_COLUMNS = (
     "policy",
@@ -47,15 +69,16 @@ def mirror_episodes(
     episodes: int,
     out_dir: str | Path,
     sweep_seed: int,
+    kinds: Sequence[str] = tuple(SYMMETRIES),
     **sweep_options: Any,
 ) -> pd.DataFrame:
-    """Every policy on every diagnostic's shipped map and its three mirrors (`run_sweep`'s episodes)."""
+    """Every policy on every diagnostic's shipped map and its symmetries `kinds` (`run_sweep`'s episodes)."""
     from cogames_lib.diagnostics.mirrors import mirror_control
     from cogames_lib.diagnostics.registry import get_diagnostic
     from cogames_lib.sweep import run_sweep
 
     records = [get_diagnostic(name) for name in diagnostics]
-    grid = [*records, *mirror_control(records)]
+    grid = [*records, *mirror_control(records, kinds)]
     return run_sweep(
         list(policies), grid, list(agent_counts), episodes, out_dir, sweep_seed=sweep_seed, **sweep_options
     )
@@ -86,3 +109,37 @@ def mirror_table(episodes: pd.DataFrame) -> pd.DataFrame:
     )
     keys = ["policy", "training_seed", "diagnostic", "num_agents", "map"]
     return rate_table(frame, keys, "success")[list(MIRROR_COLUMNS)]
+
+
+def by_map_group(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` with each map replaced by its group (`MAP_GROUPS`): the heatmap then pools a group's maps."""
+    unknown = sorted(set(table["map"].astype(str)) - set(MAP_GROUPS))
+    if unknown:
+        raise ParameterError(f"mirror control: unknown map kinds {unknown}")
+    return table.assign(map=table["map"].astype(str).map(MAP_GROUPS))
+
+
+def map_group_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per (policy, map group) of a `mirror_table`: successes of n pooled over its diagnostics, agent
+    counts and maps; `per_seed` the learned seeds' own rates ("0.07 / 0.12"); `rate` and the interval are the
+    mean of those with a Student-t 95% interval over seeds for `learned`, the pooled rate with a Wilson 95%
+    interval for a baseline (`interval` says which)."""
+    frame = by_map_group(table).rename(columns={"map": "group"})
+    rows = []
+    for (policy, group), part in frame.groupby(["policy", "group"], sort=False):
+        by_seed = part.groupby("training_seed")[["successes", "n"]].sum()
+        n, successes = int(by_seed["n"].sum()), int(by_seed["successes"].sum())
+        if policy == "learned":
+            seed_rates = (by_seed["successes"] / by_seed["n"]).to_numpy()
+            rate, low, high = t_interval(seed_rates, bounds=(0.0, 1.0))
+            per_seed, interval = " / ".join(f"{value:.2f}" for value in seed_rates), "t over seeds"
+        else:
+            rate = successes / n
+            low, high = wilson_interval(successes, n)
+            per_seed, interval = "", "Wilson"
+        rows.append((policy, group, len(by_seed), n, successes, rate, per_seed, low, high, interval))
+    summary = pd.DataFrame(rows, columns=list(GROUP_COLUMNS))
+    order = {name: index for index, name in enumerate((*POLICY_ORDER, *GROUP_ORDER))}
+    return summary.sort_values(
+        ["policy", "group"], key=lambda column: column.map(lambda v: order.get(v, len(order)))
+    ).reset_index(drop=True)

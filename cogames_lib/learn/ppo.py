@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from cogames_lib.cvc.batch_processes import make_world_batch
+from cogames_lib.diagnostics.mirrors import SYMMETRIES
 from cogames_lib.errors import ParameterError
 from cogames_lib.learn.curriculum import AGENT_COUNTS, Curriculum, Shaper, ShapingConfig, default_curriculum
 from cogames_lib.policies.learned import (
@@ -44,7 +45,9 @@ class PPOConfig:
     learning_rate (Adam, constant), gamma, gae_lambda, clip, entropy, value_coef,
     max_grad_norm: CleanRL's PPO hyper-parameters. network: frames (memory) and hidden units.
     shaping: training-only reward terms. threads: torch CPU threads (1 keeps results reproducible).
-    collect_workers: processes that step the worlds (1: in the training process); results do not depend on it."""
+    collect_workers: processes that step the worlds (1: in the training process); results do not depend on it.
+    map_symmetries: symmetries of the maps (`diagnostics.mirrors.SYMMETRIES`) a training episode may be
+    played in, drawn uniformly with the map itself (empty: the shipped maps only, as before)."""
 
     total_steps: int = 2_000_000
     worlds: tuple[int, ...] = (48, 12, 6)
@@ -63,6 +66,7 @@ class PPOConfig:
     shaping: ShapingConfig = field(default_factory=ShapingConfig)
     threads: int = 1
     collect_workers: int = 1
+    map_symmetries: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.worlds) != len(AGENT_COUNTS) or min(self.worlds) < 0 or sum(self.worlds) < 1:
@@ -73,6 +77,11 @@ class PPOConfig:
         if self.collect_workers > sum(self.worlds):
             raise ParameterError(
                 f"collect_workers: at most one per world ({sum(self.worlds)}), got {self.collect_workers}"
+            )
+        unknown = sorted(set(self.map_symmetries) - set(SYMMETRIES))
+        if unknown or len(set(self.map_symmetries)) != len(self.map_symmetries):
+            raise ParameterError(
+                f"map_symmetries: each of {sorted(SYMMETRIES)} at most once, got {list(self.map_symmetries)}"
             )
 
     def agent_counts(self) -> list[int]:
@@ -133,7 +142,7 @@ class SeedTrainer:
         self.network = LearnedNetwork(config.network).to(self.device)
         self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
         counts = config.agent_counts()
-        self.curriculum = Curriculum(config.curriculum, counts, self.seed)
+        self.curriculum = Curriculum(config.curriculum, counts, self.seed, config.map_symmetries)
         self.batch = make_world_batch(counts, self.curriculum.next_episode, config.collect_workers)
         self.batch.reset()
         self.slots = self.batch.num_slots

@@ -118,7 +118,7 @@ def write_learned_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
     from cogames_lib.learn.emergence import with_first_reliable_step
     from cogames_lib.learn.emergence_reference import emergence_source
     from cogames_lib.learn.emergence_summary import emergence_grid, family_curves
-    from cogames_lib.learn.mirror_control import MAP_ORDER, POLICY_ORDER
+    from cogames_lib.learn.mirror_control import GROUP_ORDER, POLICY_ORDER, by_map_group
     from cogames_lib.plots import learned
     from cogames_lib.report.display import figure_png
 
@@ -131,8 +131,9 @@ def write_learned_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
         io.write_bytes(out_dir / LEARNED_FAMILIES,
                        figure_png(learned.family_curves(family_curves(table), title=title))),
         io.write_bytes(out_dir / LEARNED_MIRROR, figure_png(learned.mirror_heatmap(
-            pd.read_csv(PROJECT_ROOT / README_FIGURES[LEARNED_MIRROR][0]), MAP_ORDER, POLICY_ORDER,
-            "Mirror control: final checkpoints (3 training seeds, pooled) on the curriculum's maps mirrored"))),
+            by_map_group(pd.read_csv(PROJECT_ROOT / README_FIGURES[LEARNED_MIRROR][0])), GROUP_ORDER,
+            POLICY_ORDER, "Mirror control: final checkpoints (3 training seeds, pooled) on the curriculum's "
+            "maps, their 3 mirrors and 4 transposes"))),
     ]  # fmt: skip
 
 
