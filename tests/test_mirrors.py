@@ -162,6 +162,7 @@ def test_mirror_episodes_runs_every_map_through_the_sweep(tmp_path) -> None:
         (["--workers", "0"], "workers: must be"),
         (["--kinds", "left_right", "diagonal"], "mirror: kind must be one of"),
         (["--run", "no/such/run"], "no/such/run/run.json: no run here"),
+        (["--step", "1000"], "has no checkpoint (at or before --step)"),  # the committed finals are at 6M
     ],
 )
 def test_the_mirror_control_command_rejects_bad_arguments_in_one_line(
@@ -199,3 +200,27 @@ def test_map_group_summary_pools_maps_and_puts_the_interval_over_learned_seeds()
     assert list(map_group_summary(table)["group"][:3]) == ["shipped", "mirrors", "transposes"]
     with pytest.raises(ParameterError, match="unknown map kinds"):
         map_group_summary(table.assign(map="diagonal"))
+
+
+def test_runs_side_by_side_share_the_baselines_and_draw_one_point_per_run_and_group() -> None:
+    from cogames_lib.learn.mirror_control import GROUP_ORDER, runs_by_map_group
+    from cogames_lib.plots.learned import map_group_comparison
+
+    def control(turned: int) -> pd.DataFrame:
+        rows = [("learned", seed, kind, 20 if kind == "shipped" else turned) for seed in (0, 1)
+                for kind in ("shipped", *SYMMETRIES)]  # fmt: skip
+        rows += [(policy, -1, kind, 20 if policy == "scripted" else 0) for policy in ("scripted", "random")
+                 for kind in ("shipped", *SYMMETRIES)]  # fmt: skip
+        return pd.DataFrame(rows, columns=["policy", "training_seed", "map", "successes"]).assign(n=20)
+
+    summary, seed_rates = runs_by_map_group({"fixed maps": control(1), "mirrored maps": control(15)})
+    learned = summary[summary["policy"] == "learned"].set_index(["run", "group"])["rate"]
+    assert learned[("fixed maps", "transposes")] == pytest.approx(0.05)
+    assert learned[("mirrored maps", "transposes")] == pytest.approx(0.75)
+    assert set(summary[summary["policy"] != "learned"]["run"]) == {"fixed maps"}  # baselines once
+    assert len(seed_rates[seed_rates["policy"] == "learned"]) == 2 * 2 * 3  # runs x seeds x groups
+    figure = map_group_comparison(summary, seed_rates, GROUP_ORDER)
+    axes = figure.axes[0]
+    assert [label.get_text() for label in axes.get_xticklabels()] == list(GROUP_ORDER)
+    legend = [text.get_text() for text in axes.get_legend().get_texts()]
+    assert sorted(legend) == ["fixed maps", "mirrored maps", "random", "scripted"]

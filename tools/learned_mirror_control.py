@@ -39,6 +39,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--run", default=str(RUN_DIR), help="the run folder (default: the reference run)")
     parser.add_argument("--kinds", nargs="+", default=list(SYMMETRIES), metavar="KIND",
                         help=f"symmetries played (default all: {' '.join(SYMMETRIES)})")  # fmt: skip
+    parser.add_argument(
+        "--step",
+        type=int,
+        default=None,
+        help="each seed's last checkpoint at or before this training step (default: its last)",
+    )
     parser.add_argument("--out", default="reports/learned-mirror", help="sweep folder (resumable)")
     parser.add_argument("--table", default=None, help="the tally's CSV (default RUN/mirror_control.csv)")
     args = parser.parse_args(argv)
@@ -48,8 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"{run_file}: no run here (the reference run is in a clone of the repository)")
     run = json.loads(run_file.read_text(encoding="utf-8"))
     finals = [sorted((run_dir / f"seed_{seed}").glob("checkpoint_*.pt")) for seed in run["seeds"]]
+    if args.step is not None:  # checkpoint_<step, 10 digits>.pt: the names sort by step
+        finals = [[p for p in paths if int(p.stem.rsplit("_", 1)[1]) <= args.step] for paths in finals]
     if not all(finals):
-        return _fail(f"{run_dir}: a training seed of run.json has no checkpoint")
+        return _fail(f"{run_dir}: a training seed of run.json has no checkpoint (at or before --step)")
     # checkpoint paths relative to the project where they are in it: the sweep's names (and so its episode
     # seeds) do not depend on where the clone lives
     shown = [p[-1].relative_to(PROJECT_ROOT) if p[-1].is_relative_to(PROJECT_ROOT) else p[-1] for p in finals]

@@ -15,7 +15,7 @@ transpose, so its `transposes` row is the held-out test.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -119,27 +119,50 @@ def by_map_group(table: pd.DataFrame) -> pd.DataFrame:
     return table.assign(map=table["map"].astype(str).map(MAP_GROUPS))
 
 
+def map_group_seed_rates(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per (policy, training seed, map group) of a `mirror_table`: n and successes pooled over its
+    diagnostics, agent counts and maps, and their rate (a baseline's one "seed" is -1)."""
+    frame = by_map_group(table).rename(columns={"map": "group"})
+    pooled = frame.groupby(["policy", "training_seed", "group"], sort=False)[["n", "successes"]].sum()
+    pooled = pooled.reset_index()
+    return pooled.assign(rate=pooled["successes"] / pooled["n"])
+
+
 def map_group_summary(table: pd.DataFrame) -> pd.DataFrame:
     """One row per (policy, map group) of a `mirror_table`: successes of n pooled over its diagnostics, agent
     counts and maps; `per_seed` the learned seeds' own rates ("0.07 / 0.12"); `rate` and the interval are the
     mean of those with a Student-t 95% interval over seeds for `learned`, the pooled rate with a Wilson 95%
     interval for a baseline (`interval` says which)."""
-    frame = by_map_group(table).rename(columns={"map": "group"})
     rows = []
-    for (policy, group), part in frame.groupby(["policy", "group"], sort=False):
-        by_seed = part.groupby("training_seed")[["successes", "n"]].sum()
-        n, successes = int(by_seed["n"].sum()), int(by_seed["successes"].sum())
+    for (policy, group), part in map_group_seed_rates(table).groupby(["policy", "group"], sort=False):
+        n, successes = int(part["n"].sum()), int(part["successes"].sum())
         if policy == "learned":
-            seed_rates = (by_seed["successes"] / by_seed["n"]).to_numpy()
-            rate, low, high = t_interval(seed_rates, bounds=(0.0, 1.0))
-            per_seed, interval = " / ".join(f"{value:.2f}" for value in seed_rates), "t over seeds"
+            rate, low, high = t_interval(part["rate"].to_numpy(), bounds=(0.0, 1.0))
+            per_seed, interval = " / ".join(f"{value:.2f}" for value in part["rate"]), "t over seeds"
         else:
             rate = successes / n
             low, high = wilson_interval(successes, n)
             per_seed, interval = "", "Wilson"
-        rows.append((policy, group, len(by_seed), n, successes, rate, per_seed, low, high, interval))
+        rows.append((policy, group, len(part), n, successes, rate, per_seed, low, high, interval))
     summary = pd.DataFrame(rows, columns=list(GROUP_COLUMNS))
     order = {name: index for index, name in enumerate((*POLICY_ORDER, *GROUP_ORDER))}
     return summary.sort_values(
         ["policy", "group"], key=lambda column: column.map(lambda v: order.get(v, len(order)))
     ).reset_index(drop=True)
+
+
+def runs_by_map_group(tables: Mapping[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Several runs' mirror controls side by side, keyed by a label ("trained on the shipped maps"):
+    (`map_group_summary` rows, `map_group_seed_rates` rows), each with a `run` column first. Baselines are
+    taken from the first run only (every run's control plays them on the same episodes)."""
+    summaries, seeds = [], []
+    for index, (label, table) in enumerate(tables.items()):
+        part = table if index == 0 else table[table["policy"] == "learned"]
+        summaries.append(map_group_summary(part).assign(run=label))
+        seeds.append(map_group_seed_rates(part).assign(run=label))
+    first = ["run"]
+    summary, seed_rates = pd.concat(summaries, ignore_index=True), pd.concat(seeds, ignore_index=True)
+    return (
+        summary[first + [c for c in summary.columns if c != "run"]],
+        seed_rates[first + [c for c in seed_rates.columns if c != "run"]],
+    )

@@ -183,3 +183,58 @@ def mirror_heatmap(
     axes_list[0][0].set_ylabel("diagnostic x agents")
     figure.suptitle(title or "Mirror control: the same maps, mirrored")
     return figure
+
+
+_RUN_SUMMARY_COLUMNS = ("run", "policy", "group", "rate", "ci_low", "ci_high")
+_RUN_SEED_COLUMNS = ("run", "policy", "training_seed", "group", "rate")
+
+
+def map_group_comparison(
+    summary: pd.DataFrame, seed_rates: pd.DataFrame, groups: tuple[str, ...], title: str = ""
+) -> plt.Figure:
+    """Runs' mirror controls side by side (`learn.mirror_control.runs_by_map_group`): per map group (x, in
+    `groups` order), each run's learned checkpoints as the mean over training seeds with its interval and
+    each seed's own rate as a dot; the baselines as short grey ticks (scripted above, random below)."""
+    require_columns(summary, _RUN_SUMMARY_COLUMNS, "map_group_comparison")
+    require_columns(seed_rates, _RUN_SEED_COLUMNS, "map_group_comparison")
+    learned_rows = summary[summary["policy"] == "learned"]
+    if learned_rows.empty:
+        return empty_figure("Mirror control by map group", "no learned checkpoints")
+    runs = list(dict.fromkeys(learned_rows["run"].astype(str)))
+    colours = palette(runs, {})
+    figure, axes = plt.subplots(
+        figsize=(min(PAGE_WIDTH_IN, 1.8 * len(groups) + 2.6), 3.8), layout="constrained"
+    )
+    width = 0.6 / max(1, len(runs))
+    for index, run in enumerate(runs):
+        offset = (index - (len(runs) - 1) / 2) * width
+        rows = learned_rows[learned_rows["run"] == run].set_index("group").reindex(list(groups))
+        x = np.arange(len(groups)) + offset
+        axes.errorbar(x, rows["rate"], yerr=[rows["rate"] - rows["ci_low"], rows["ci_high"] - rows["rate"]],
+                      fmt="o", ms=7, capsize=4, color=colours[run], label=run)  # fmt: skip
+        seeds = seed_rates[(seed_rates["run"] == run) & (seed_rates["policy"] == "learned")]
+        for position, group in enumerate(groups):
+            dots = seeds[seeds["group"] == group]["rate"]
+            axes.plot(np.full(len(dots), position + offset + width * 0.3), dots, "_", ms=9, mew=1.5,
+                      color=colours[run], alpha=0.7)  # fmt: skip
+    for policy, marker in (("scripted", "v"), ("random", "^")):
+        rows = summary[summary["policy"] == policy].drop_duplicates("group").set_index("group")
+        rows = rows.reindex(list(groups))
+        if rows["rate"].notna().any():
+            axes.plot(
+                np.arange(len(groups)), rows["rate"], marker, ms=6, color="grey", ls="none", label=policy
+            )
+    axes.set_xticks(np.arange(len(groups)), list(groups))
+    axes.set_xlim(-0.6, len(groups) - 0.4)
+    axes.set_ylim(-0.03, 1.03)
+    axes.set_ylabel("pass rate")
+    axes.legend(loc="best", fontsize=8)
+    seeds_n = int(
+        seed_rates[seed_rates["policy"] == "learned"].groupby("run")["training_seed"].nunique().min()
+    )
+    axes.set_title(
+        f"{title or 'Mirror control by map group'}\nmean over {seeds_n} training seeds, Student-t 95%; "
+        "dashes: each seed; grey: baselines (Wilson 95% in the table)",
+        fontsize=9,
+    )
+    return figure
