@@ -65,9 +65,11 @@ def test_the_learned_figures_are_drawn_from_the_committed_run(tmp_path: Path) ->
         LEARNED_EMERGENCE,
         LEARNED_FAMILIES,
         LEARNED_MIRROR,
+        LEARNED_SYMMETRY,
         write_learned_figures,
     )
 
     paths = write_learned_figures(tmp_path)
-    assert paths == [tmp_path / LEARNED_EMERGENCE, tmp_path / LEARNED_FAMILIES, tmp_path / LEARNED_MIRROR]
+    names = [LEARNED_EMERGENCE, LEARNED_FAMILIES, LEARNED_MIRROR, LEARNED_SYMMETRY]
+    assert paths == [tmp_path / name for name in names]
     assert all(path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for path in paths)

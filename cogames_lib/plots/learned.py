@@ -220,15 +220,14 @@ def map_group_comparison(
     for policy, marker in (("scripted", "v"), ("random", "^")):
         rows = summary[summary["policy"] == policy].drop_duplicates("group").set_index("group")
         rows = rows.reindex(list(groups))
-        if rows["rate"].notna().any():
-            axes.plot(
-                np.arange(len(groups)), rows["rate"], marker, ms=6, color="grey", ls="none", label=policy
-            )
+        if rows["rate"].notna().any():  # right of each group's runs, clear of their intervals
+            x = np.arange(len(groups)) + (len(runs) / 2 + 0.3) * width
+            axes.plot(x, rows["rate"], marker, ms=6, color="grey", ls="none", label=policy)
     axes.set_xticks(np.arange(len(groups)), list(groups))
     axes.set_xlim(-0.6, len(groups) - 0.4)
     axes.set_ylim(-0.03, 1.03)
     axes.set_ylabel("pass rate")
-    axes.legend(loc="best", fontsize=8)
+    axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     seeds_n = int(
         seed_rates[seed_rates["policy"] == "learned"].groupby("run")["training_seed"].nunique().min()
     )
