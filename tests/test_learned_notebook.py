@@ -58,6 +58,9 @@ def test_the_reference_run_page_shows_the_mirror_control(tmp_path):
                                   "rotate_cw", "rotate_ccw"}  # fmt: skip
     assert set(mirror["policy"]) == {"learned", "scripted", "random"}
     assert (out / "mirror_control.png").stat().st_size > 1000
+    runs = pd.read_csv(out / "mirror_runs.csv")  # the committed runs side by side, by map group
+    assert set(runs["group"]) == {"shipped", "mirrors", "transposes"} and runs["run"].nunique() == 3
+    assert (out / "mirror_runs.png").stat().st_size > 1000
 
 
 def test_the_committed_reference_run_loads_labelled():

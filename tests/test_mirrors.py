@@ -228,17 +228,24 @@ def test_runs_side_by_side_share_the_baselines_and_draw_one_point_per_run_and_gr
 
 def test_the_committed_controls_give_the_documented_map_group_rates() -> None:
     """docs/cvc_learned.md ("Training on mirrors") and the README quote these, each computed once here."""
-    from cogames_lib.learn.mirror_control import runs_by_map_group
+    from cogames_lib.learn.mirror_control import (
+        COMMITTED_RUN_CONTROLS,
+        committed_run_controls,
+        runs_by_map_group,
+    )
     from cogames_lib.paths import PROJECT_ROOT
-    from cogames_lib.report.docs_figures import MIRRORED_CONTROLS
+    from cogames_lib.report.docs_figures import LEARNED_SYMMETRY, README_FIGURES
 
-    paths = {label: PROJECT_ROOT / path for label, path in MIRRORED_CONTROLS.items()}
-    if not all(path.is_file() for path in paths.values()):
+    controls = committed_run_controls()
+    if controls is None:
         pytest.skip("the committed runs are in a clone of the repository")
-    summary, _ = runs_by_map_group({label: pd.read_csv(path) for label, path in paths.items()})
+    # the docs figure's recorded data are these tables
+    shown_files = {str(path.relative_to(PROJECT_ROOT)) for path in COMMITTED_RUN_CONTROLS.values()}
+    assert set(README_FIGURES[LEARNED_SYMMETRY]) == shown_files
+    summary, _ = runs_by_map_group(controls)
     learned = summary[summary["policy"] == "learned"].set_index(["run", "group"])
     shown = {key: f"{row.rate:.2f} [{row.ci_low:.2f}, {row.ci_high:.2f}]" for key, row in learned.iterrows()}
-    reference, mirrored_6m, mirrored_8m = MIRRORED_CONTROLS
+    reference, mirrored_6m, mirrored_8m = COMMITTED_RUN_CONTROLS
     assert [shown[(reference, group)] for group in ("shipped", "mirrors", "transposes")] == [
         "0.93 [0.79, 1.00]", "0.08 [0.00, 0.17]", "0.11 [0.06, 0.17]"
     ]  # fmt: skip

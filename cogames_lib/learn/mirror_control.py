@@ -46,6 +46,13 @@ GROUP_COLUMNS = (
     "interval",
 )
 COMMITTED_TABLE = DATA_DIR / "cvc_learned" / "mirror_control.csv"  # the reference run's, repository only
+# The committed runs' controls side by side (repository only): the reference, and the run trained on its maps'
+# mirrors (data/cvc_learned_mirrored/) at the reference's length and at its own end
+COMMITTED_RUN_CONTROLS: dict[str, Path] = {
+    "shipped maps, 6M (reference)": COMMITTED_TABLE,
+    "+ mirrors, 6M": DATA_DIR / "cvc_learned_mirrored" / "mirror_control_6m.csv",
+    "+ mirrors, 8M": DATA_DIR / "cvc_learned_mirrored" / "mirror_control.csv",
+}
 MIRROR_COLUMNS = (
     "policy",
     "training_seed",
@@ -87,6 +94,13 @@ def mirror_episodes(
 def committed_mirror_table() -> pd.DataFrame | None:
     """The reference run's mirror control (`tools/learned_mirror_control.py`); None outside a clone."""
     return pd.read_csv(COMMITTED_TABLE) if COMMITTED_TABLE.is_file() else None
+
+
+def committed_run_controls() -> dict[str, pd.DataFrame] | None:
+    """The committed runs' mirror controls by label (`COMMITTED_RUN_CONTROLS`); None outside a clone."""
+    if not all(path.is_file() for path in COMMITTED_RUN_CONTROLS.values()):
+        return None
+    return {label: pd.read_csv(path) for label, path in COMMITTED_RUN_CONTROLS.items()}
 
 
 def mirror_table(episodes: pd.DataFrame) -> pd.DataFrame:

@@ -31,12 +31,6 @@ LEARNED_EMERGENCE = "cvc_learned_emergence.png"  # the learned-agents reference 
 LEARNED_FAMILIES = "cvc_learned_families.png"  # and its pass rate by capability family (docs/cvc_learned.md)
 LEARNED_MIRROR = "cvc_learned_mirror.png"  # its final checkpoints on mirrored maps (the mirror control)
 LEARNED_SYMMETRY = "cvc_learned_symmetry.png"  # it beside the run trained on mirrors, by map group
-# The mirror-trained run's controls (data/cvc_learned_mirrored/), labelled for the comparison figure
-MIRRORED_CONTROLS: dict[str, str] = {
-    "shipped maps, 6M (reference)": "data/cvc_learned/mirror_control.csv",
-    "+ mirrors, 6M": "data/cvc_learned_mirrored/mirror_control_6m.csv",
-    "+ mirrors, 8M": "data/cvc_learned_mirrored/mirror_control.csv",
-}
 # The hard tier's pictures in docs/cvc_variants.md, drawn from the tier tables (data/cvc_tiers/)
 HARD_DIFFICULTY = "cvc_hard_difficulty.png"  # bound and need per instance, feasibility over seeds 0-99
 HARD_PASS_BY_BOUND = "cvc_hard_pass_by_difficulty.png"  # the tier sweep's pass rate by bound bin
@@ -50,7 +44,11 @@ README_FIGURES: dict[str, tuple[str, ...]] = {
     LEARNED_EMERGENCE: ("data/cvc_learned/emergence.csv",),
     LEARNED_FAMILIES: ("data/cvc_learned/emergence.csv",),
     LEARNED_MIRROR: ("data/cvc_learned/mirror_control.csv",),
-    LEARNED_SYMMETRY: tuple(MIRRORED_CONTROLS.values()),
+    LEARNED_SYMMETRY: (
+        "data/cvc_learned/mirror_control.csv",
+        "data/cvc_learned_mirrored/mirror_control.csv",
+        "data/cvc_learned_mirrored/mirror_control_6m.csv",
+    ),
     HARD_DIFFICULTY: ("data/cvc_tiers/hard_feasibility_seeds0-99.csv",),
     HARD_PASS_BY_BOUND: ("data/cvc_tiers/difficulty.csv",),
     HARD_PASS_BY_NEED: ("data/cvc_tiers/difficulty_need.csv",),
@@ -126,7 +124,13 @@ def write_learned_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
     from cogames_lib.learn.emergence import with_first_reliable_step
     from cogames_lib.learn.emergence_reference import emergence_source
     from cogames_lib.learn.emergence_summary import emergence_grid, family_curves
-    from cogames_lib.learn.mirror_control import GROUP_ORDER, POLICY_ORDER, by_map_group, runs_by_map_group
+    from cogames_lib.learn.mirror_control import (
+        GROUP_ORDER,
+        POLICY_ORDER,
+        by_map_group,
+        committed_run_controls,
+        runs_by_map_group,
+    )
     from cogames_lib.plots import learned
     from cogames_lib.report.display import figure_png
 
@@ -143,7 +147,7 @@ def write_learned_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
             POLICY_ORDER, "Mirror control: final checkpoints (3 training seeds, pooled) on the curriculum's "
             "maps, their 3 mirrors and 4 transposes"))),
         io.write_bytes(out_dir / LEARNED_SYMMETRY, figure_png(learned.map_group_comparison(
-            *runs_by_map_group({label: pd.read_csv(PROJECT_ROOT / path) for label, path in MIRRORED_CONTROLS.items()}),
+            *runs_by_map_group(committed_run_controls() or {}),
             GROUP_ORDER, "Trained on the shipped maps, or on them and their mirrors; transposes never trained on"))),
     ]  # fmt: skip
 
