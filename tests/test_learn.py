@@ -478,10 +478,16 @@ def test_map_symmetries_draw_each_mirror_per_episode_and_leave_runs_without_them
     # success is the task's, whichever map it was played on
     mirrored_curriculum.record("diagnostic_chorus_pair", 2, True)
     assert mirrored_curriculum.success[("diagnostic_chorus_pair", 2)] > 0
-    with pytest.raises(ParameterError, match="map_symmetries: each of"):
+    with pytest.raises(ParameterError, match=r"map_symmetries: unknown kind\(s\) \['diagonal'\]"):
         PPOConfig(map_symmetries=("left_right", "diagonal"))
-    with pytest.raises(ParameterError, match="map_symmetries: each of"):
+    with pytest.raises(ParameterError, match="map_symmetries: each kind at most once"):
         PPOConfig(map_symmetries=("both", "both"))
+    with pytest.raises(ParameterError, match="map_symmetries: unknown or repeated"):
+        Curriculum(names, counts, run_seed=5, symmetries=("both", "both"))
+    # the order the kinds are given in does not change the run
+    one = Curriculum(names, counts, run_seed=5, symmetries=("rotate_cw", "left_right"))
+    other = Curriculum(names, counts, run_seed=5, symmetries=("left_right", "rotate_cw"))
+    assert [one.next_episode(1) for _ in range(30)] == [other.next_episode(1) for _ in range(30)]
 
 
 def test_a_run_trained_on_mirrors_records_them_and_plays_the_mirrored_maps(tmp_path: Path) -> None:
@@ -495,11 +501,22 @@ def test_a_run_trained_on_mirrors_records_them_and_plays_the_mirrored_maps(tmp_p
     train_run(config, [0], tmp_path / "run", 1, "cpu", "test", False, None)
     record = json.loads((tmp_path / "run" / RUN_FILE).read_text(encoding="utf-8"))
     assert record["config"]["map_symmetries"] == ["top_bottom", "transpose"]
-    trainer = SeedTrainer(config, seed=0)
-    played = {spec.grid_map.name for spec in trainer.batch.specs}
-    for _ in range(12):
-        trainer.update()
-        played |= {spec.grid_map.name for spec in trainer.batch.specs}
-    assert any(name.endswith("_mirror_transpose") for name in played)
-    assert any(name.endswith("_mirror_top_bottom") for name in played)
-    trainer.batch.close()
+    weights = []
+    for workers in (1, 2):  # in process and fanned out: every world plays the map its spec names
+        trainer = SeedTrainer(replace(config, collect_workers=workers), seed=0)
+        batch = trainer.batch
+        inner = getattr(batch, "batch", batch)  # a fanned-out batch's worlds are in its workers
+        played: dict[int, set[str]] = {world: set() for world in range(len(config.agent_counts()))}
+        for _ in range(12):
+            trainer.update()
+            for world, spec in enumerate(batch.specs):
+                played[world].add(spec.grid_map.name)
+                if workers == 1:
+                    assert inner.worlds[world].grid_map.name == spec.grid_map.name
+        names = set().union(*played.values())
+        assert any(name.endswith("_mirror_transpose") for name in names)
+        assert any(name.endswith("_mirror_top_bottom") for name in names)
+        assert max(len(maps) for maps in played.values()) > 1  # one world plays several maps over time
+        weights.append([parameter.detach().clone() for parameter in trainer.network.parameters()])
+        batch.close()
+    assert all(torch.equal(a, b) for a, b in zip(*weights, strict=True))  # the fan-out plays the same maps

@@ -58,7 +58,12 @@ def test_a_mirrored_diagnostic_is_a_custom_variant_of_the_same_size() -> None:
         base.episode_map(0, 1).height,
         base.episode_map(0, 1).width,
     )
-    assert [r.name.rsplit("_", 1)[-1] for r in mirror_control(["memory"])] == ["right", "bottom", "both"]
+    assert [r.name.rsplit("_", 1)[-1] for r in mirror_control(["memory"], MIRRORS)] == [
+        "right",
+        "bottom",
+        "both",
+    ]
+    assert len(mirror_control(["memory"])) == len(SYMMETRIES)  # by default every symmetry
     with pytest.raises(ParameterError, match="is a hard-tier record; mirror a normal-tier one"):
         mirrored("chest_navigation1_hard", "both")
 

@@ -8,8 +8,9 @@ the two step by step on every diagnostic at every agent count).
 
 A world's agent count is fixed for its life; what it plays is chosen at every reset by `next_episode(world
 index)`, which returns a `WorldSpec` (map, rules, budget) and the episode seed, so a trainer can run a
-curriculum without this module knowing any diagnostic. The `World` of each (world index, spec key) is built
-once and reset for every later episode (a reset rebuilds all episode state).
+curriculum without this module knowing any diagnostic. The `World` of each (world index, spec key, map name)
+is built once and reset for every later episode (a reset rebuilds all episode state); the map's name is part
+of the key because one task may be played on several maps (a curriculum's mirror images).
 
 `step` runs in two phases, `advance` (step every world, fill the arrays; an ended world waits) and
 `start_next` (draw and start the ended worlds' next episodes in world order, observe them): the process
@@ -62,6 +63,11 @@ class WorldSpec:
     num_agents: int
     max_steps: int
     config: EnvConfig
+
+    @property
+    def world_key(self) -> tuple[str, str]:
+        """What a built `World` is cached under: the task and its map (one task, several maps: mirrors)."""
+        return (self.key, self.grid_map.name)
 
 
 # world index -> (what its next episode plays, the episode seed)
@@ -153,15 +159,15 @@ class WorldBatch:
         self.positions, self.items = arrays["positions"], arrays["items"]
         self.worlds: list[World] = []
         self.specs: list[WorldSpec] = []
-        self._cache: list[dict[str, World]] = [{} for _ in counts]
+        self._cache: list[dict[tuple[str, str], World]] = [{} for _ in counts]
 
     def _start(self, index: int) -> None:
         spec, seed = self.next_episode(index)
         check_spec(index, self.agent_counts[index], spec)
-        world = self._cache[index].get(spec.key)
+        world = self._cache[index].get(spec.world_key)
         if world is None:
             world = World(spec.grid_map, spec.num_agents, spec.config)
-            self._cache[index][spec.key] = world
+            self._cache[index][spec.world_key] = world
         world.reset(seed)
         if index < len(self.worlds):
             self.worlds[index], self.specs[index] = world, spec

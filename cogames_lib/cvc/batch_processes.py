@@ -11,7 +11,7 @@ Results never depend on the number of workers: what a world plays next is drawn 
 caller's `next_episode`, in world order, exactly as `WorldBatch.step` draws it. A step is
 `WorldBatch.advance` in every worker (they report the worlds that ended), then `next_episode` in the parent
 for those worlds in world order, then `WorldBatch.start_next` in the workers that had an ending (they are
-sent each spec once, then its key, and keep a `World` per spec key as `WorldBatch` does). A step in which no
+sent each spec once, then its `world_key`, and keep a `World` per world key as `WorldBatch` does). A step in which no
 world ends costs one round trip per started process. `tests/test_cvc_batch_processes.py` pins 2 and 3 workers to the
 in-process batch step by step.
 
@@ -146,7 +146,7 @@ def _failure(error: Exception) -> object:
 
 class _Block:
     """A `WorldBatch` over one block of worlds, writing into its part of the shared buffer, driven by the
-    parent's messages: ("reset" | "start", [(block's world index, spec key, spec or None, seed), ...]) and
+    parent's messages: ("reset" | "start", [(block's world index, world key, spec or None, seed), ...]) and
     ("step",). A worker process runs one; the parent runs the first block's itself."""
 
     def __init__(self, buffer: Any, num_slots: int, agent_counts: list[int], first_slot: int) -> None:
@@ -155,7 +155,7 @@ class _Block:
         arrays = {name: views[name][first_slot:end_slot] for name in _SHARED_ARRAYS}
         self.actions = arrays.pop("actions")
         self.pending: dict[int, tuple[WorldSpec, int]] = {}
-        self.specs: dict[str, WorldSpec] = {}
+        self.specs: dict[tuple[str, str], WorldSpec] = {}
         self.batch = WorldBatch(agent_counts, self.pending.pop, arrays)
 
     def handle(self, message: tuple) -> list[FinishedEpisode] | None:
@@ -218,7 +218,7 @@ class ProcessWorldBatch:
         self.blocks = world_blocks(counts, workers)
         self.specs: list[WorldSpec] = []
         self._worker_of = np.repeat(np.arange(workers), [end - first for first, end in self.blocks])
-        self._sent: list[dict[str, WorldSpec]] = [{} for _ in self.blocks]
+        self._sent: list[dict[tuple[str, str], WorldSpec]] = [{} for _ in self.blocks]
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         context: Any = multiprocessing.get_context(method)
         if method == "forkserver":
@@ -267,7 +267,7 @@ class ProcessWorldBatch:
         """Stop the worker processes (the shared buffer goes with the last process using it)."""
         self._closer()
 
-    def _draw(self, world: int) -> tuple[int, str, WorldSpec | None, int]:
+    def _draw(self, world: int) -> tuple[int, tuple[str, str], WorldSpec | None, int]:
         """The next episode of `world` (from `next_episode`), as its worker's message entry."""
         spec, seed = self.next_episode(world)
         check_spec(world, self.agent_counts[world], spec)
@@ -277,10 +277,10 @@ class ProcessWorldBatch:
             self.specs.append(spec)
         worker = int(self._worker_of[world])
         sent = self._sent[worker]
-        fresh = sent.get(spec.key) is not spec
+        fresh = sent.get(spec.world_key) is not spec
         if fresh:
-            sent[spec.key] = spec
-        return world - self.blocks[worker][0], spec.key, spec if fresh else None, seed
+            sent[spec.world_key] = spec
+        return world - self.blocks[worker][0], spec.world_key, spec if fresh else None, seed
 
     def _send(self, worker: int, message: object) -> None:
         try:

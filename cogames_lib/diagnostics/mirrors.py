@@ -13,8 +13,8 @@ The eight symmetries of a rectangle's grid (the identity and `SYMMETRIES`) come 
 `MIRRORS` (the flips, which keep the map's shape) and `TRANSPOSES` (a reflection in a diagonal, alone or
 followed by a flip: the two diagonal mirrors and the quarter turns; a height x width map becomes width x
 height). Training on the identity and `MIRRORS` (`PPOConfig.map_symmetries`) and evaluating on `TRANSPOSES`
-tests navigation on layouts the agent has never seen, with everything else held equal. A rotation is two
-mirrors in a row; every symmetry's map is named `<map>_mirror_<kind>`.
+tests navigation on layouts the agent has never seen, with everything else held equal. A quarter turn is a
+diagonal mirror followed by a flip; every symmetry's map is named `<map>_mirror_<kind>`.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def mirrored(diagnostic: Diagnostic | str, kind: str) -> Diagnostic:
 
 
 def mirror_control(
-    diagnostics: Iterable[Diagnostic | str], kinds: Iterable[str] = tuple(MIRRORS)
+    diagnostics: Iterable[Diagnostic | str], kinds: Iterable[str] = tuple(SYMMETRIES)
 ) -> list[Diagnostic]:
     """Every diagnostic on every mirror of its map, in that order."""
     return [mirrored(diagnostic, kind) for diagnostic in diagnostics for kind in kinds]

@@ -79,10 +79,12 @@ class PPOConfig:
                 f"collect_workers: at most one per world ({sum(self.worlds)}), got {self.collect_workers}"
             )
         unknown = sorted(set(self.map_symmetries) - set(SYMMETRIES))
-        if unknown or len(set(self.map_symmetries)) != len(self.map_symmetries):
+        if unknown:
             raise ParameterError(
-                f"map_symmetries: each of {sorted(SYMMETRIES)} at most once, got {list(self.map_symmetries)}"
+                f"map_symmetries: unknown kind(s) {unknown}; the kinds are {list(SYMMETRIES)}"
             )
+        if len(set(self.map_symmetries)) != len(self.map_symmetries):
+            raise ParameterError(f"map_symmetries: each kind at most once, got {list(self.map_symmetries)}")
 
     def agent_counts(self) -> list[int]:
         return [count for count, worlds in zip(AGENT_COUNTS, self.worlds, strict=True) for _ in range(worlds)]
