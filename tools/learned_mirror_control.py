@@ -21,6 +21,7 @@ from cogames_lib import io
 from cogames_lib.diagnostics.mirrors import SYMMETRIES
 from cogames_lib.errors import CogamesLibError
 from cogames_lib.learn.mirror_control import map_group_summary, mirror_episodes, mirror_table
+from cogames_lib.learn.runs import run_checkpoints
 from cogames_lib.paths import PROJECT_ROOT
 
 RUN_DIR = PROJECT_ROOT / "data" / "cvc_learned"
@@ -53,9 +54,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not run_file.is_file():
         return _fail(f"{run_file}: no run here (the reference run is in a clone of the repository)")
     run = json.loads(run_file.read_text(encoding="utf-8"))
-    finals = [sorted((run_dir / f"seed_{seed}").glob("checkpoint_*.pt")) for seed in run["seeds"]]
-    if args.step is not None:  # checkpoint_<step, 10 digits>.pt: the names sort by step
-        finals = [[p for p in paths if int(p.stem.rsplit("_", 1)[1]) <= args.step] for paths in finals]
+    try:
+        found = run_checkpoints(run_dir)  # (seed, step, path), by seed then step: the run layout's one reader
+    except CogamesLibError as error:
+        return _fail(str(error))
+    last = args.step if args.step is not None else float("inf")
+    finals = [[path for s, step, path in found if s == seed and step <= last] for seed in run["seeds"]]
     if not all(finals):
         return _fail(f"{run_dir}: a training seed of run.json has no checkpoint (at or before --step)")
     # checkpoint paths relative to the project where they are in it: the sweep's names (and so its episode

@@ -41,6 +41,17 @@ MIRRORS: tuple[str, ...] = tuple(kind for kind, (swap, _, _) in SYMMETRIES.items
 TRANSPOSES: tuple[str, ...] = tuple(kind for kind, (swap, _, _) in SYMMETRIES.items() if swap)
 
 
+def symmetry_kinds(kinds: Iterable[str]) -> tuple[str, ...]:
+    """`kinds` checked (known, each once) and put in `SYMMETRIES` order: the same set names the same run."""
+    given = list(kinds)
+    unknown = sorted(set(given) - set(SYMMETRIES))
+    if unknown:
+        raise ParameterError(f"map_symmetries: unknown kind(s) {unknown}; the kinds are {list(SYMMETRIES)}")
+    if len(set(given)) != len(given):
+        raise ParameterError(f"map_symmetries: each kind at most once, got {given}")
+    return tuple(kind for kind in SYMMETRIES if kind in given)
+
+
 def mirrored_map(grid_map: GridMap, kind: str) -> GridMap:
     """`grid_map` mirrored or turned by `kind` (a key of `SYMMETRIES`)."""
     if kind not in SYMMETRIES:

@@ -58,7 +58,7 @@ from cogames_lib.cvc import rules
 from cogames_lib.cvc.batch import SlotArrays, WorldSpec
 from cogames_lib.cvc.observation import CHANNEL, SELF_INDEX, VIEW_RADIUS
 from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic
-from cogames_lib.diagnostics.mirrors import SYMMETRIES, mirrored_map
+from cogames_lib.diagnostics.mirrors import mirrored_map, symmetry_kinds
 from cogames_lib.errors import ParameterError
 from cogames_lib.seeding import SEED_BITS, stable_hash
 
@@ -179,14 +179,9 @@ class Curriculum:
                     f"curriculum: no diagnostic of {list(self.names)} allows {count} agent(s)"
                 )
             self.specs[count] = specs
-        unknown = sorted(set(symmetries) - set(SYMMETRIES))
-        if unknown or len(set(symmetries)) != len(tuple(symmetries)):
-            raise ParameterError(
-                f"map_symmetries: unknown or repeated kinds {unknown or sorted(symmetries)}; "
-                f"each of {list(SYMMETRIES)} at most once"
-            )
-        # in `SYMMETRIES` order, whatever order they were given in: the same set, the same run
-        self.symmetries = tuple(kind for kind in SYMMETRIES if kind in set(symmetries))
+        self.symmetries = symmetry_kinds(
+            symmetries
+        )  # checked, in `SYMMETRIES` order whatever the order given
         # spec -> its maps: the map itself, then each symmetry's (every one a full WorldSpec, built once)
         self.maps = {
             (spec.key, count): [spec, *(self._mirrored(spec, kind) for kind in self.symmetries)]

@@ -27,7 +27,6 @@ from cogames_lib.paths import DATA_DIR
 from cogames_lib.stats import rate_table, t_interval, wilson_interval
 
 SHIPPED = "shipped"
-MAP_ORDER: tuple[str, ...] = (SHIPPED, *SYMMETRIES)  # the table's maps: mirrors, then transposes
 POLICY_ORDER: tuple[str, ...] = ("learned", "scripted", "random")  # the figure's panels
 MAP_GROUPS: dict[str, str] = {SHIPPED: SHIPPED, **dict.fromkeys(MIRRORS, "mirrors")} | dict.fromkeys(
     TRANSPOSES, "transposes"

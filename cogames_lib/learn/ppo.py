@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from cogames_lib.cvc.batch_processes import make_world_batch
-from cogames_lib.diagnostics.mirrors import SYMMETRIES
+from cogames_lib.diagnostics.mirrors import symmetry_kinds
 from cogames_lib.errors import ParameterError
 from cogames_lib.learn.curriculum import AGENT_COUNTS, Curriculum, Shaper, ShapingConfig, default_curriculum
 from cogames_lib.policies.learned import (
@@ -78,13 +78,7 @@ class PPOConfig:
             raise ParameterError(
                 f"collect_workers: at most one per world ({sum(self.worlds)}), got {self.collect_workers}"
             )
-        unknown = sorted(set(self.map_symmetries) - set(SYMMETRIES))
-        if unknown:
-            raise ParameterError(
-                f"map_symmetries: unknown kind(s) {unknown}; the kinds are {list(SYMMETRIES)}"
-            )
-        if len(set(self.map_symmetries)) != len(self.map_symmetries):
-            raise ParameterError(f"map_symmetries: each kind at most once, got {list(self.map_symmetries)}")
+        symmetry_kinds(self.map_symmetries)  # one-line errors for unknown or repeated kinds
 
     def agent_counts(self) -> list[int]:
         return [count for count, worlds in zip(AGENT_COUNTS, self.worlds, strict=True) for _ in range(worlds)]
