@@ -3,14 +3,16 @@
 One thread per process. Rows:
 - `loop of envs`: the quick trial's way, one `make_env` per world stepped in a Python loop (dict observations);
 - `WorldBatch`: the same worlds through `cogames_lib.cvc.batch.WorldBatch` (arrays, auto-reset), with
-  `--workers N` (N > 1) through `batch_processes.ProcessWorldBatch` stepping them in N worker processes;
+  `--workers N` (N > 1) through `batch_processes.ProcessWorldBatch` stepping them in N worker processes,
+  timed after `--warmup` untimed agent-steps (every world builds each map it meets once, in the first
+  seconds of a run); `WorldBatch, cold` times the same from the first step;
 - `WorldBatch + features`: plus the network's sparse input rows (`grid_features`, `self_features`, computed
   in the calling process);
 and, with `--train`, `PPO end to end`: `learn.ppo.train_seed` with the default config (collection, forward,
 updates), its worlds stepped by `collect_workers` = each N.
 The worlds are the trainer's default mix: 48 one-agent, 12 two-agent and 6 four-agent worlds drawing
 normal-tier diagnostics. Targets (issue 19): collection >= 300,000 agent-steps/s, training >= 30,000.
-Usage: python benchmarks/cvc_collection.py [--steps N] [--train STEPS] [--workers N [N ...]] [--worlds N1 N2 N4]
+Usage: python benchmarks/cvc_collection.py [--steps N] [--warmup N] [--train STEPS] [--workers N [N ...]] [--worlds N1 N2 N4]
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ def batch_of(config: PPOConfig, workers: int = 1) -> WorldBatch | ProcessWorldBa
     return batch
 
 
-def measure_batch(config: PPOConfig, steps: int, features: bool, workers: int = 1) -> float:
+def measure_batch(config: PPOConfig, steps: int, features: bool, workers: int = 1, warmup: int = 0) -> float:
+    """Agent-steps/s over `steps`, after `warmup` agent-steps untimed (a world builds each map it meets once:
+    a long run pays that in its first seconds)."""
     batch = batch_of(config, workers)  # workers start before the clock does
     rng = np.random.default_rng(0)
     stack = FrameStack(batch.num_slots, config.network.frames)
@@ -45,6 +49,8 @@ def measure_batch(config: PPOConfig, steps: int, features: bool, workers: int = 
     rounds = max(1, steps // batch.num_slots)
     actions = rng.integers(0, len(rules.ACTIONS), size=(rounds, batch.num_slots))
     try:
+        for row in rng.integers(0, len(rules.ACTIONS), size=(warmup // batch.num_slots, batch.num_slots)):
+            batch.step(row)
         start = time.perf_counter()
         for row in actions:
             if features:
@@ -77,6 +83,8 @@ def measure_env_loop(config: PPOConfig, steps: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200_000)
+    parser.add_argument("--warmup", type=int, default=200_000,
+                        help="untimed agent-steps before the WorldBatch rows (each world meets its maps)")  # fmt: skip
     parser.add_argument("--train", type=int, default=0, help="also time this many training agent-steps")
     parser.add_argument("--workers", type=int, nargs="+", default=[1], help="collection processes (each N)")
     parser.add_argument("--worlds", type=int, nargs=3, default=None, metavar=("N1", "N2", "N4"),
@@ -87,10 +95,12 @@ def main() -> None:
     print(f"{'loop of envs':<36} {measure_env_loop(config, args.steps):>14,.0f}")
     for workers in args.workers:
         suffix = "" if workers == 1 else f", {workers} workers"
-        print(f"{'WorldBatch' + suffix:<36} {measure_batch(config, args.steps, False, workers):>14,.0f}")
-        print(
-            f"{'WorldBatch + features' + suffix:<36} {measure_batch(config, args.steps, True, workers):>14,.0f}"
-        )
+        cold = measure_batch(config, args.steps, False, workers)
+        print(f"{'WorldBatch, cold' + suffix:<36} {cold:>14,.0f}")
+        warm = measure_batch(config, args.steps, False, workers, args.warmup)
+        print(f"{'WorldBatch' + suffix:<36} {warm:>14,.0f}")
+        features = measure_batch(config, args.steps, True, workers, args.warmup)
+        print(f"{'WorldBatch + features' + suffix:<36} {features:>14,.0f}")
     if args.train:
         import torch
 

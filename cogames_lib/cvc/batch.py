@@ -30,12 +30,13 @@ from types import MappingProxyType
 from typing import Protocol
 
 import numpy as np
+from numba.typed import List
 
-from cogames_lib.cvc import rules
+from cogames_lib.cvc import kernel, rules
 from cogames_lib.cvc.config import EnvConfig
 from cogames_lib.cvc.maps import GridMap
 from cogames_lib.cvc.observation import GRID_CHANNELS, SELF_FIELDS, VIEW_SIZE
-from cogames_lib.cvc.world import World
+from cogames_lib.cvc.world import ORDER_COUNT, ORDER_FIRST, ORDER_TABLE, World
 from cogames_lib.errors import ParameterError
 
 NUM_ITEMS = len(rules.ITEMS)
@@ -98,6 +99,11 @@ class SlotArrays(Protocol):
     items: np.ndarray
 
 
+def _world_arrays(world: World) -> tuple[np.ndarray, ...]:
+    """A world's state arrays in the order `kernel.step_batch` takes them."""
+    return (world.cells, world.station_rows, world.agent_rows, world.meta, world.recipes, world.grid)
+
+
 def slot_layout(agent_counts: Sequence[int]) -> tuple[list[int], np.ndarray, np.ndarray]:
     """(agent counts as ints, first slot of each world, world of each slot); refuses an empty or bad list."""
     counts = [int(n) for n in agent_counts]
@@ -158,6 +164,7 @@ class WorldBatch:
         self.rewards, self.done = arrays["rewards"], arrays["done"]
         self.positions, self.items = arrays["positions"], arrays["items"]
         self.worlds: list[World] = []
+        self._large_teams = [index for index, n in enumerate(counts) if n > kernel.MAX_TABLED_AGENTS]
         self.specs: list[WorldSpec] = []
         self._cache: list[dict[tuple[str, str], World]] = [{} for _ in counts]
 
@@ -171,26 +178,32 @@ class WorldBatch:
         world.reset(seed)
         if index < len(self.worlds):
             self.worlds[index], self.specs[index] = world, spec
+            for arrays, array in zip(self._arrays, _world_arrays(world), strict=True):
+                arrays[index] = array
         else:
             self.worlds.append(world)
             self.specs.append(spec)
+        self._max_steps[index] = spec.max_steps
 
     def reset(self) -> None:
         self.worlds, self.specs = [], []
+        self._max_steps = np.zeros(len(self.agent_counts), np.int64)
         for index in range(len(self.agent_counts)):
             self._start(index)
+        # The compiled step reads every world's arrays from typed lists (one entry per world, replaced when a
+        # world starts an episode on another map).
+        self._arrays = [List(arrays) for arrays in zip(*map(_world_arrays, self.worlds), strict=True)]
+        self._draws = np.zeros(len(self.agent_counts), np.float64)
+        self._orders = np.zeros(self.num_slots, np.int64)
+        self._ended = np.zeros(len(self.agent_counts), np.bool_)
+        for index in range(len(self.agent_counts)):
             self._observe(index)
 
     def _observe(self, index: int) -> None:
         world = self.worlds[index]
-        slot = int(self.first_slot[index])
-        grid, grids, selves = world.grid, self.grids, self.selves
-        for agent in world.agents:
-            row, col = agent.row, agent.col
-            grids[slot] = grid[:, row : row + VIEW_SIZE, col : col + VIEW_SIZE]
-            items = agent.items
-            selves[slot] = (*items, agent.energy, agent.vibe, agent.last_success)
-            slot += 1
+        kernel.observe_agents(
+            world.agent_rows, world.grid, self.grids, self.selves, int(self.first_slot[index])
+        )
 
     def close(self) -> None:
         """Nothing to release (the process fan-out has processes and shared memory to release)."""
@@ -204,26 +217,42 @@ class WorldBatch:
     def advance(self, actions: np.ndarray) -> list[FinishedEpisode]:
         """The first phase of `step`: step every world and fill the arrays; the worlds whose episode ended
         keep their last observation until `start_next`."""
-        chosen = check_actions(actions, self.num_slots).tolist()
-        finished: list[FinishedEpisode] = []
-        rewards, done, positions, items = self.rewards, self.done, self.positions, self.items
-        for index, world in enumerate(self.worlds):
+        chosen = check_actions(actions, self.num_slots).astype(np.int64, copy=False)
+        draws = self._draws
+        draws[:] = [world.turn_draw() for world in self.worlds]
+        for index in self._large_teams:  # their orders are shuffled in Python
             first = int(self.first_slot[index])
-            count = self.agent_counts[index]
-            world.step(chosen[first : first + count])
-            ended = world.succeeded or world.step_count >= self.specs[index].max_steps
-            slot = first
-            for agent, reward in zip(world.agents, world.rewards, strict=True):
-                rewards[slot] = reward
-                done[slot] = ended
-                positions[slot] = agent.position
-                items[slot] = agent.items
-                slot += 1
-            if ended:
-                spec = self.specs[index]
-                finished.append(FinishedEpisode(index, spec.key, count, world.succeeded, world.step_count))
-            else:
-                self._observe(index)
+            self._orders[first : first + self.agent_counts[index]] = self.worlds[index].turn_order(-1.0)
+        cells, stations, agents, meta, recipes, grid = self._arrays
+        kernel.step_batch(
+            cells,
+            stations,
+            agents,
+            meta,
+            recipes,
+            grid,
+            chosen,
+            self.first_slot,
+            draws,
+            self._orders,
+            ORDER_TABLE,
+            ORDER_FIRST,
+            ORDER_COUNT,
+            self._max_steps,
+            self.grids,
+            self.selves,
+            self.rewards,
+            self.done,
+            self.positions,
+            self.items,
+            self._ended,
+        )
+        finished = []
+        for index in np.flatnonzero(self._ended).tolist():
+            world, spec = self.worlds[index], self.specs[index]
+            finished.append(
+                FinishedEpisode(index, spec.key, self.agent_counts[index], world.succeeded, world.step_count)
+            )
         return finished
 
     def start_next(self, worlds: Sequence[int]) -> None:

@@ -1,4 +1,9 @@
-"""The pure Cogs vs Clips engine: state and the step rule, no gymnasium, no PettingZoo.
+"""The pure Cogs vs Clips engine: a world's state as arrays and the step rule, no gymnasium, no PettingZoo.
+
+A world's state is the arrays of `layout.py`; the compiled `kernel.step_world` is the one implementation of
+the rules (a `WorldBatch` steps many worlds through the same code). This class builds the arrays from a map,
+resets them (spawns and starting items, drawn in Python from the episode seed), draws each step's turn order
+and hands out observations and read views (`agents`, `stations`) for policies' tests, traces and the oracle.
 
 Positions are flat indices into the map padded by one wall cell on every side, so a move is an
 addition and never needs a bounds check. The observation channel tensor is updated incrementally as
@@ -7,23 +12,26 @@ things change, so an observation is one slice copy.
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from cogames_lib.cvc import rules
+from cogames_lib.cvc import kernel, rules
+from cogames_lib.cvc import layout as L
 from cogames_lib.cvc.agent import AgentState
 from cogames_lib.cvc.config import EnvConfig
 from cogames_lib.cvc.maps import WALKABLE, GridMap
 from cogames_lib.cvc.observation import CHANNEL, OBJECT_CHANNELS, VIEW_RADIUS, VIEW_SIZE, empty_padded_grid
-from cogames_lib.cvc.stations import STATION_FACTORIES, Station
+from cogames_lib.cvc.stations import KIND_NAMES, STATION_ROWS, StationView, recipe_table
 
-EMPTY, WALL, STATION = 0, 1, 2
-_AGENT, _VIBE = CHANNEL["agent"], CHANNEL["agent_vibe"]
+EMPTY, WALL, STATION = L.EMPTY, L.WALL, L.STATION
+_AGENT, _VIBE, _WALL = CHANNEL["agent"], CHANNEL["agent_vibe"], CHANNEL["wall"]
 _CLIPPED, _USES_LEFT, _STOCK = CHANNEL["clipped"], CHANNEL["uses_left"], CHANNEL["stock"]
+ORDER_TABLE, ORDER_FIRST, ORDER_COUNT = kernel.permutation_table()
+# A map object's cell kind; every other object is a station.
+_CELL_CODE: dict[str, int] = {**dict.fromkeys(WALKABLE, EMPTY), "wall": WALL}
 
 
 @dataclass(frozen=True)
@@ -46,35 +54,65 @@ class World:
         self.chorus_size = self.config.chorus_size or num_agents
         self.height, self.width = grid_map.height, grid_map.width
         self.stride = self.width + 2
-        self.move_delta = [0, -self.stride, self.stride, -1, 1]  # by action index (noop, N, S, W, E)
-        # Clockwise around a cell, starting north.
-        s = self.stride
-        self.ring = (-s, -s + 1, 1, s + 1, s, s - 1, -1, -s - 1)
-        # The layout never changes during an episode: cell kinds and the static channels are built once.
-        self.kind = [WALL] * ((self.height + 2) * self.stride)
-        self._station_cells: list[tuple[int, str]] = []
+        self.ring = L.ring_offsets(self.stride)  # clockwise around a cell, starting north
+        # The layout never changes during an episode: cell kinds, station rows and the static channels
+        # (with every station's starting values shown) are built once; a reset copies them.
+        num_cells = (self.height + 2) * self.stride
+        codes = [_CELL_CODE.get(name, STATION) for row in grid_map.cells for name in row]
+        kinds = np.full((self.height + 2, self.stride), WALL, dtype=np.int32)
+        kinds[1:-1, 1:-1] = np.array(codes, dtype=np.int32).reshape(self.height, self.width)
+        self.kind = kinds.ravel().tolist()
         self._static_grid = empty_padded_grid(self.height, self.width)
-        for r, row in enumerate(grid_map.cells):
-            for c, name in enumerate(row):
-                position = self.to_position(r, c)
-                if name in WALKABLE:
-                    self.kind[position] = EMPTY
-                elif name != "wall":
-                    self.kind[position] = STATION
-                    self._station_cells.append((position, name))
-                if name in OBJECT_CHANNELS:
-                    self._static_grid[CHANNEL[name], r + VIEW_RADIUS, c + VIEW_RADIUS] = 1
+        self._static_grid[_WALL, VIEW_RADIUS:-VIEW_RADIUS, VIEW_RADIUS:-VIEW_RADIUS] = (
+            kinds[1:-1, 1:-1] == WALL
+        )
+        station_rows: list[np.ndarray] = []
+        self.cells = np.full((3, num_cells), -1, dtype=np.int32)
+        self.cells[L.CELL_KIND] = kinds.ravel()
+        for position in np.flatnonzero(kinds.ravel() == STATION).tolist():
+            r, c = self.to_row_col(position)
+            name = grid_map.cells[r][c]
+            station = STATION_ROWS[name](self.config)
+            station[L.S_POSITION] = position
+            station[L.S_GRID_ROW], station[L.S_GRID_COL] = r + VIEW_RADIUS, c + VIEW_RADIUS
+            self.cells[L.CELL_STATION, position] = len(station_rows)
+            station_rows.append(station)
+            if name in OBJECT_CHANNELS:
+                self._static_grid[CHANNEL[name], r + VIEW_RADIUS, c + VIEW_RADIUS] = 1
+        self._station_start = np.array(station_rows, dtype=np.int32).reshape(-1, L.S_FIELDS)
+        for row in self._station_start:
+            self._static_grid[_CLIPPED, row[L.S_GRID_ROW], row[L.S_GRID_COL]] = row[L.S_CLIPPED]
+            self._static_grid[_USES_LEFT, row[L.S_GRID_ROW], row[L.S_GRID_COL]] = min(row[L.S_USES_LEFT], 255)
+            self._static_grid[_STOCK, row[L.S_GRID_ROW], row[L.S_GRID_COL]] = min(row[L.S_STOCK], 255)
+        self.station_rows = self._station_start.copy()
+        self.agent_rows = np.zeros((num_agents, L.A_FIELDS), dtype=np.int32)
+        self.meta = np.zeros(L.M_FIELDS, dtype=np.int32)
+        self.meta[L.M_STRIDE] = self.stride
+        self.meta[L.M_ENERGY_REFILL] = self.config.energy_refill
+        self.recipes = recipe_table(self.chorus_size)
+        self.stations: dict[int, StationView] = {
+            int(row[L.S_POSITION]): StationView(self.station_rows, s, self._station_kind(row))
+            for s, row in enumerate(self._station_start)
+        }
+        self.agent_at = self.cells[L.CELL_AGENT]
         # One channel buffer for the world's life (reset copies the static layout into it), and an
         # (H, W, C, 11, 11) view of every agent-centred window on it: observing all agents is one gather.
         self.grid = self._static_grid.copy()
         windows = np.lib.stride_tricks.sliding_window_view(self.grid, (VIEW_SIZE, VIEW_SIZE), axis=(1, 2))
         self._windows = windows.transpose(1, 2, 0, 3, 4)
-        # Every turn order, so a step draws one random number instead of shuffling (small teams only).
-        self._orders = (
-            [list(order) for order in itertools.permutations(range(num_agents))] if num_agents <= 6 else None
-        )
+        self._tabled = num_agents <= kernel.MAX_TABLED_AGENTS
+        self._order = np.arange(num_agents, dtype=np.int64)
         self.record_events = False
         self.reset(0)
+
+    @staticmethod
+    def _station_kind(row: np.ndarray) -> str:
+        kind = int(row[L.S_TYPE])
+        if kind == L.EXTRACTOR:
+            return f"{rules.ITEMS[row[L.S_ITEM]]}_extractor"
+        if kind == L.RESOURCE_CHEST:
+            return f"chest_{rules.ITEMS[row[L.S_ITEM]]}"
+        return KIND_NAMES[kind]
 
     # -- coordinates -------------------------------------------------------------------------------
     def to_position(self, row: int, col: int) -> int:
@@ -83,146 +121,102 @@ class World:
     def to_row_col(self, position: int) -> tuple[int, int]:
         return position // self.stride - 1, position % self.stride - 1
 
+    # -- state read by policies' tests, traces and the oracle ---------------------------------------
+    @property
+    def step_count(self) -> int:
+        return int(self.meta[L.M_STEP])
+
+    @property
+    def succeeded(self) -> bool:
+        return bool(self.meta[L.M_SUCCEEDED])
+
+    @property
+    def rewards(self) -> list[float]:
+        return [float(r) * rules.SUCCESS_REWARD for r in self.agent_rows[:, L.A_REWARD]]
+
     # -- episode -----------------------------------------------------------------------------------
     def reset(self, seed: int | None) -> None:
         self.rng = random.Random(seed)
-        self.step_count = 0
-        self.succeeded = False
-        self.rewards = [0.0] * self.num_agents
+        self.meta[L.M_STEP] = self.meta[L.M_SUCCEEDED] = 0
         self.events: list[Event] = []
-        self.agent_at = [-1] * len(self.kind)
+        self.cells[L.CELL_AGENT] = -1
         np.copyto(self.grid, self._static_grid)
-        self.stations: dict[int, Station] = {}
-        for position, name in self._station_cells:
-            station = STATION_FACTORIES[name](position, self.config, self.chorus_size)
-            self.stations[position] = station
-            self.refresh_station(station)
+        np.copyto(self.station_rows, self._station_start)
         spawns = self.rng.sample(list(self.grid_map.spawns), self.num_agents)
-        self.agents: list[AgentState] = []
+        rows = self.agent_rows
+        rows[:] = 0
         for index, (r, c) in enumerate(spawns):
             seed_items = self.config.seed_for(index)
-            items = [int(seed_items.get(item, 0)) for item in rules.ITEMS]
-            energy = int(seed_items.get("energy", self.config.initial_energy))
-            agent = AgentState(index, self.to_position(r, c), r, c, items, energy)
-            self.agents.append(agent)
-            self.agent_at[agent.position] = index
+            position = self.to_position(r, c)
+            rows[index, L.A_POSITION], rows[index, L.A_ROW], rows[index, L.A_COL] = position, r, c
+            for k, item in enumerate(rules.ITEMS):
+                rows[index, L.A_ITEMS + k] = int(seed_items.get(item, 0))
+            rows[index, L.A_ENERGY] = int(seed_items.get("energy", self.config.initial_energy))
+            rows[index, L.A_VIBE] = rules.DEFAULT_VIBE
+            rows[index, L.A_LAST_SUCCESS] = 1
+            self.cells[L.CELL_AGENT, position] = index
             self.grid[_AGENT, r + VIEW_RADIUS, c + VIEW_RADIUS] = 1
-            self.grid[_VIBE, r + VIEW_RADIUS, c + VIEW_RADIUS] = agent.vibe + 1
+            self.grid[_VIBE, r + VIEW_RADIUS, c + VIEW_RADIUS] = rules.DEFAULT_VIBE + 1
+        # A new list every episode: readers that plan per episode (the oracle) notice a reset by its identity.
+        self.agents: list[AgentState] = [AgentState(rows, index) for index in range(self.num_agents)]
+
+    def turn_draw(self) -> float:
+        """This step's turn order, drawn from the episode's generator: a number in [0, 1) that
+        `kernel.step_batch` maps to a permutation, or -1 after shuffling `self._order` (large teams)."""
+        if self._tabled:
+            return self.rng.random()
+        order = list(range(self.num_agents))
+        self.rng.shuffle(order)
+        self._order[:] = order
+        return -1.0
+
+    def turn_order(self, draw: float) -> np.ndarray:
+        if draw < 0:
+            return self._order
+        n = self.num_agents
+        return ORDER_TABLE[ORDER_FIRST[n] + int(draw * ORDER_COUNT[n]), :n]
 
     def step(self, actions: Sequence[int]) -> None:
         """Agents act one at a time in a fresh random order; then energy refill (if on)."""
-        self.step_count += 1
-        self.rewards = [0.0] * self.num_agents
-        if self._orders is not None:
-            order = self._orders[int(self.rng.random() * len(self._orders))]
-        else:
-            order = list(range(self.num_agents))
-            self.rng.shuffle(order)
-        for index in order:
-            agent = self.agents[index]
-            action = actions[index]
-            success = self._act(agent, action)
-            agent.last_success = int(success)
-            if self.record_events:
-                self.events.append(Event(self.step_count, index, rules.ACTIONS[action], success))
-            if self.succeeded:  # the heart is in the chest: the episode is over for everyone
-                break
-        if self.config.energy_refill:
-            for agent in self.agents:
-                agent.energy = rules.ENERGY_CAPACITY
-
-    def _act(self, agent: AgentState, action: int) -> bool:
-        if action >= rules.FIRST_VIBE_ACTION:
-            agent.vibe = action - rules.FIRST_VIBE_ACTION
-            self.grid[_VIBE, agent.row + VIEW_RADIUS, agent.col + VIEW_RADIUS] = agent.vibe + 1
-            return True
-        if action == rules.NOOP:
-            return True
-        target = agent.position + self.move_delta[action]
-        kind = self.kind[target]
-        if kind == EMPTY:
-            if self.agent_at[target] >= 0 or agent.energy < rules.MOVE_ENERGY_COST:
-                return False
-            agent.energy -= rules.MOVE_ENERGY_COST
-            self._move(agent, target)
-            return True
-        if kind == STATION:
-            station = self.stations[target]
-            if agent.energy < station.energy_cost:
-                return False
-            # Pay first so a charger's gain lands on the paid balance; refund on failure (failures are free).
-            agent.energy -= station.energy_cost
-            if station.use(self, agent):
-                return True
-            agent.energy += station.energy_cost
-        return False
-
-    def _move(self, agent: AgentState, target: int) -> None:
-        grid = self.grid
-        row, col = agent.row + VIEW_RADIUS, agent.col + VIEW_RADIUS
-        grid[_AGENT, row, col] = 0
-        grid[_VIBE, row, col] = 0
-        self.agent_at[agent.position] = -1
-        agent.position = target
-        agent.row, agent.col = target // self.stride - 1, target % self.stride - 1
-        self.agent_at[target] = agent.index
-        row, col = agent.row + VIEW_RADIUS, agent.col + VIEW_RADIUS
-        grid[_AGENT, row, col] = 1
-        grid[_VIBE, row, col] = agent.vibe + 1
-
-    # -- services for stations ---------------------------------------------------------------------
-    def adjacent_agents(self, position: int, start_from: int | None = None) -> list[AgentState]:
-        """Agents in the 8 cells around `position`, clockwise from `start_from` (default: north)."""
-        ring: tuple[int, ...] = self.ring
-        if start_from is not None:
-            start = ring.index(start_from - position)
-            ring = ring[start:] + ring[:start]
-        agent_at = self.agent_at
-        return [self.agents[agent_at[position + d]] for d in ring if agent_at[position + d] >= 0]
-
-    def refresh_station(self, station: Station) -> None:
-        row, col = self.to_row_col(station.position)
-        row, col = row + VIEW_RADIUS, col + VIEW_RADIUS
-        self.grid[_CLIPPED, row, col] = station.clipped_value()
-        self.grid[_USES_LEFT, row, col] = station.uses_left_value()
-        self.grid[_STOCK, row, col] = station.stock_value()
-
-    def record_deposit(self, agent: AgentState, hearts: int) -> None:
-        self.rewards[agent.index] += rules.SUCCESS_REWARD
-        self.succeeded = True
-        self.record_event(agent, f"deposited {hearts} heart")
-
-    def record_event(self, agent: AgentState, detail: str) -> None:
+        order = self.turn_order(self.turn_draw())
+        chosen = np.asarray(actions, dtype=np.int64)
+        kernel.step_world(
+            self.cells, self.station_rows, self.agent_rows, self.meta, self.recipes, self.grid, chosen, order
+        )
         if self.record_events:
-            self.events.append(Event(self.step_count, agent.index, "event", True, detail))
+            self._record(order, chosen)
+
+    def _record(self, order: np.ndarray, chosen: np.ndarray) -> None:
+        """The step's events, in turn order: what a station use did, then the action and its success."""
+        rows, step = self.agent_rows, self.step_count
+        protocols = rules.assembler_protocols(self.chorus_size)
+        for index in order.tolist():
+            if not rows[index, L.A_ACTED]:
+                break  # the episode ended at an earlier agent's deposit
+            event, argument = int(rows[index, L.A_EVENT]), int(rows[index, L.A_EVENT_ARG])
+            if event == L.EVENT_DEPOSIT:
+                self.events.append(Event(step, index, "event", True, f"deposited {argument} heart"))
+            elif event == L.EVENT_ASSEMBLE:
+                self.events.append(Event(step, index, "event", True, f"assembled {protocols[argument].name}"))
+            action = rules.ACTIONS[int(chosen[index])]
+            self.events.append(Event(step, index, action, bool(rows[index, L.A_LAST_SUCCESS])))
 
     # -- observations ------------------------------------------------------------------------------
     def observe_all(self) -> list[dict[str, np.ndarray]]:
         """Every agent's observation, gathered in two numpy calls."""
-        agents = self.agents
-        if len(agents) == 1:  # a slice copy beats a fancy-index gather for one window
-            return [self.observe(agents[0])]
-        grids = self._windows[[a.row for a in agents], [a.col for a in agents]]
-        selves = np.array([[*a.items, a.energy, a.vibe, a.last_success] for a in agents], dtype=np.uint8)
-        return [{"grid": grids[i], "self": selves[i]} for i in range(len(agents))]
+        rows = self.agent_rows
+        if self.num_agents == 1:  # a slice copy beats a fancy-index gather for one window
+            return [self.observe(self.agents[0])]
+        grids = self._windows[rows[:, L.A_ROW], rows[:, L.A_COL]]
+        selves = self._selves()
+        return [{"grid": grids[i], "self": selves[i]} for i in range(self.num_agents)]
+
+    def _selves(self) -> np.ndarray:
+        return self.agent_rows[:, L.A_ITEMS : L.A_LAST_SUCCESS + 1].astype(np.uint8)
 
     def observe(self, agent: AgentState) -> dict[str, np.ndarray]:
         row, col = agent.row, agent.col
-        items = agent.items
         return {
             "grid": self.grid[:, row : row + VIEW_SIZE, col : col + VIEW_SIZE].copy(),
-            "self": np.array(
-                (
-                    items[0],
-                    items[1],
-                    items[2],
-                    items[3],
-                    items[4],
-                    items[5],
-                    agent.energy,
-                    agent.vibe,
-                    agent.last_success,
-                ),
-                dtype=np.uint8,
-            ),
+            "self": self.agent_rows[agent.index, L.A_ITEMS : L.A_LAST_SUCCESS + 1].astype(np.uint8),
         }
