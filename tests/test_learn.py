@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 import torch
 
+from cogames_lib.cvc import rules
 from cogames_lib.cvc.batch import WorldBatch, WorldSpec
+from cogames_lib.cvc.observation import GRID_CHANNELS
 from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic, make_env
 from cogames_lib.errors import DataFileError, ParameterError, PolicyLoadError, UnknownNameError
 from cogames_lib.learn.curriculum import (
@@ -25,6 +27,8 @@ from cogames_lib.learn.ppo import PPOConfig, SeedTrainer, checkpoint_steps, trai
 from cogames_lib.learn.runs import RUN_FILE, run_checkpoints, train_run
 from cogames_lib.policies import resolve_policy
 from cogames_lib.policies.learned import (
+    GRID_FEATURES,
+    GRID_LOOKUP,
     NO_PREVIOUS_ACTION,
     FrameStack,
     NetworkConfig,
@@ -110,6 +114,40 @@ def test_numpy_forward_equals_the_torch_network() -> None:
         np.testing.assert_allclose(
             numpy_network.logits(rows[offsets[i] : end], self_rows[i]), expected, atol=1e-5
         )
+
+
+def _reference_grid_features(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The numpy formulation the compiled `grid_features` replaced (vectorized, obviously in order)."""
+    samples = frames.shape[0]
+    flat = frames.reshape(-1)
+    where = np.flatnonzero(flat)
+    sample, within = np.divmod(where, flat.size // max(samples, 1))
+    frame, within = np.divmod(within, len(GRID_CHANNELS) * 121)
+    channel, cell = np.divmod(within, 121)
+    base = GRID_LOOKUP[channel, flat[where]]
+    rows = np.where(base < 0, base + (1 << 20), base + cell) + frame * GRID_FEATURES
+    offsets = np.zeros(samples, np.int64)
+    np.cumsum(np.bincount(sample, minlength=samples)[:-1], out=offsets[1:])
+    return rows, offsets
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_grid_features_equal_the_numpy_reference_row_for_row(depth: int) -> None:
+    """Real observations of a collecting batch (every channel and value the engine writes), stacked."""
+    config = PPOConfig(worlds=(6, 3, 2))
+    counts = config.agent_counts()
+    batch = WorldBatch(counts, Curriculum(config.curriculum, counts, 0).next_episode)
+    batch.reset()
+    stack, rng = FrameStack(batch.num_slots, depth), np.random.default_rng(depth)
+    for _ in range(60):
+        frames = stack.push(batch.grids, batch.done)
+        rows, offsets = grid_features(frames)
+        expected_rows, expected_offsets = _reference_grid_features(frames)
+        np.testing.assert_array_equal(rows, expected_rows)
+        np.testing.assert_array_equal(offsets, expected_offsets)
+        batch.step(rng.integers(0, len(rules.ACTIONS), batch.num_slots))
+    empty_rows, empty_offsets = grid_features(np.zeros((2, depth, len(GRID_CHANNELS), 11, 11), np.uint8))
+    assert empty_rows.size == 0 and empty_offsets.tolist() == [0, 0]
 
 
 def test_grid_features_name_each_non_zero_value_once() -> None:

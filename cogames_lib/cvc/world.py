@@ -102,6 +102,8 @@ class World:
         self._windows = windows.transpose(1, 2, 0, 3, 4)
         self._tabled = num_agents <= kernel.MAX_TABLED_AGENTS
         self._order = np.arange(num_agents, dtype=np.int64)
+        n = min(num_agents, kernel.MAX_TABLED_AGENTS)
+        self._orders = list(ORDER_TABLE[ORDER_FIRST[n] : ORDER_FIRST[n] + ORDER_COUNT[n], :n])
         self.record_events = False
         self.reset(0)
 
@@ -132,7 +134,7 @@ class World:
 
     @property
     def rewards(self) -> list[float]:
-        return [float(r) * rules.SUCCESS_REWARD for r in self.agent_rows[:, L.A_REWARD]]
+        return [rules.SUCCESS_REWARD * r for r in self.agent_rows[:, L.A_REWARD].tolist()]
 
     # -- episode -----------------------------------------------------------------------------------
     def reset(self, seed: int | None) -> None:
@@ -171,10 +173,10 @@ class World:
         return -1.0
 
     def turn_order(self, draw: float) -> np.ndarray:
+        """The order `draw` (from `turn_draw`) stands for: what `kernel.step_batch` computes from it."""
         if draw < 0:
             return self._order
-        n = self.num_agents
-        return ORDER_TABLE[ORDER_FIRST[n] + int(draw * ORDER_COUNT[n]), :n]
+        return self._orders[int(draw * len(self._orders))]
 
     def step(self, actions: Sequence[int]) -> None:
         """Agents act one at a time in a fresh random order; then energy refill (if on)."""
@@ -215,8 +217,9 @@ class World:
         return self.agent_rows[:, L.A_ITEMS : L.A_LAST_SUCCESS + 1].astype(np.uint8)
 
     def observe(self, agent: AgentState) -> dict[str, np.ndarray]:
-        row, col = agent.row, agent.col
+        fields = self.agent_rows[agent.index]
+        row, col = fields[L.A_ROW : L.A_COL + 1].tolist()
         return {
             "grid": self.grid[:, row : row + VIEW_SIZE, col : col + VIEW_SIZE].copy(),
-            "self": self.agent_rows[agent.index, L.A_ITEMS : L.A_LAST_SUCCESS + 1].astype(np.uint8),
+            "self": fields[L.A_ITEMS : L.A_LAST_SUCCESS + 1].astype(np.uint8),
         }

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from cogames_lib.cvc import rules
 from cogames_lib.cvc.observation import CHANNEL, GRID_CHANNELS, OBJECT_CHANNELS, SELF_INDEX, VIEW_SIZE
@@ -88,21 +89,38 @@ class NetworkConfig:
 
 
 def grid_features(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bag form of `frames` (samples, K, 17, 11, 11) uint8: (feature rows, start of each sample's rows)."""
+    """Bag form of `frames` (samples, K, 17, 11, 11) uint8: (feature rows, start of each sample's rows).
+
+    Rows come sample by sample, each sample's in the order of its non-zero values (frame, channel, cell): the
+    order in which the network sums them. Compiled (`_bag_rows`): the trainer calls it at every step."""
     samples = frames.shape[0]
-    flat = frames.reshape(-1)
-    where = np.flatnonzero(flat)
-    values = flat[where]
-    sample, within = np.divmod(where, flat.size // max(samples, 1))
-    frame, within = np.divmod(within, _FRAME_SIZE)
-    channel, cell = np.divmod(within, CELLS)
-    base = GRID_LOOKUP[channel, values]
-    positionless = base < 0
-    rows = np.where(positionless, base + _VIBE_CELL_MARK, base + cell) + frame * GRID_FEATURES
-    counts = np.bincount(sample, minlength=samples)
+    flat = np.ascontiguousarray(frames).reshape(samples, int(np.prod(frames.shape[1:])))
+    rows, counts = _bag_rows(flat, GRID_LOOKUP, _FRAME_SIZE, CELLS, GRID_FEATURES, _VIBE_CELL_MARK)
     offsets = np.zeros(samples, np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
     return rows, offsets
+
+
+@njit(cache=True)
+def _bag_rows(flat, lookup, frame_size, cells, features, mark):
+    """(rows, rows per sample) of `flat` (samples, K x frame_size): see `grid_features`."""
+    samples, size = flat.shape
+    rows = np.empty(samples * size, np.int64)
+    counts = np.zeros(samples, np.int64)
+    n = 0
+    for sample in range(samples):
+        start = n
+        for within in range(size):
+            value = flat[sample, within]
+            if value == 0:
+                continue
+            frame, offset = divmod(within, frame_size)
+            channel, cell = divmod(offset, cells)
+            base = lookup[channel, value]
+            rows[n] = (base + mark if base < 0 else base + cell) + frame * features
+            n += 1
+        counts[sample] = n - start
+    return rows[:n].copy(), counts
 
 
 def frame_rows(grid: np.ndarray) -> np.ndarray:
