@@ -18,8 +18,9 @@ fan-out (`batch_processes.ProcessWorldBatch`) runs the same two phases in its wo
 episodes in between, in its parent, so its results never depend on the number of processes.
 
 Measured on the 2-core machine (`benchmarks/cvc_collection.py`, random actions, observations built): see
-docs/cvc_learned.md. The Python step of `World` bounds the speed; this wrapper's copies cost about as much
-again.
+docs/cvc_learned.md. One step is one call of the compiled `kernel.step_batch` plus one turn-order draw per world
+in Python. The typed lists that hand the worlds to the kernel are built at `reset()`; numba compiles their
+helpers in every new process (about 1 s, not cached on disk), which every fan-out worker pays once.
 """
 
 from __future__ import annotations
@@ -217,7 +218,7 @@ class WorldBatch:
     def advance(self, actions: np.ndarray) -> list[FinishedEpisode]:
         """The first phase of `step`: step every world and fill the arrays; the worlds whose episode ended
         keep their last observation until `start_next`."""
-        chosen = check_actions(actions, self.num_slots).astype(np.int64, copy=False)
+        chosen = np.ascontiguousarray(check_actions(actions, self.num_slots), dtype=np.int64)
         draws = self._draws
         draws[:] = [world.turn_draw() for world in self.worlds]
         for index in self._large_teams:  # their orders are shuffled in Python

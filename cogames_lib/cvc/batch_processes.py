@@ -92,8 +92,9 @@ def _views(buffer: Any, num_slots: int) -> dict[str, np.ndarray]:
 
 def world_blocks(agent_counts: Sequence[int], workers: int) -> list[tuple[int, int]]:
     """Contiguous (first world, end world) blocks, one per worker, balanced by work: a world weighs its
-    agent count plus three (measured under load, a `WorldBatch` step costs about 13.5 us per world plus
-    4.9 us per agent: 18, 22 and 33 us for worlds of 1, 2 and 4 agents)."""
+    agent count plus three (measured under load on the Python engine before the compiled step, a `WorldBatch`
+    step cost about 13.5 us per world plus 4.9 us per agent: 18, 22 and 33 us for worlds of 1, 2 and 4 agents;
+    the compiled step's costs are far smaller, and the fan-out does not pay on 2 cores, see docs/cvc_learned.md)."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ParameterError(f"workers must be an integer >= 1, got {workers!r}")
     if workers > len(agent_counts):

@@ -18,6 +18,9 @@ class ExtractorOverride:
     max_uses: int | None = None
 
 
+MAX_COUNT = 2**31 - 1  # the largest capacity, stock, output or use count the engine's int32 state holds
+
+
 def _frozen(mapping: Mapping | None) -> MappingProxyType:
     return MappingProxyType(dict(mapping or {}))
 
@@ -73,6 +76,21 @@ class EnvConfig:
             raise ParameterError(f"EnvConfig.chorus_size must be >= 1 or None, got {self.chorus_size}")
         if not 0 <= self.initial_energy <= rules.ENERGY_CAPACITY:
             raise ParameterError(f"EnvConfig.initial_energy must be in 0..255, got {self.initial_energy}")
+        # The engine keeps station state in int32 arrays (cvc/layout.py).
+        counts = {
+            "resource_chest_capacity": self.resource_chest_capacity,
+            "heart_chest_capacity": self.heart_chest_capacity,
+            **{f"resource_chest_stock[{r!r}]": n for r, n in self.resource_chest_stock.items()},
+            **{
+                f"extractor_overrides[{r!r}].{name}": value
+                for r, override in self.extractor_overrides.items()
+                for name, value in (("output", override.output), ("max_uses", override.max_uses))
+                if value is not None
+            },
+        }
+        for name, value in counts.items():
+            if not 0 <= value <= MAX_COUNT:
+                raise ParameterError(f"EnvConfig.{name} must be in 0..{MAX_COUNT}, got {value}")
 
     def seed_for(self, agent_index: int) -> Mapping[str, int]:
         return self.inventory_seeds[agent_index % len(self.inventory_seeds)]

@@ -1,7 +1,9 @@
 """The compiled step of Cogs vs Clips: the one implementation of what an action does.
 
-Everything here is numba-compiled (`cache=True`: compiled once per checkout, then loaded) and works on the
-arrays of `layout.py`. `step_world` steps one world; `step_batch` steps many worlds in one call and writes
+Everything here is numba-compiled and works on the arrays of `layout.py`. numba caches the machine code next to
+this file and recompiles when this file changes, but the constants below are frozen into that code from
+`rules.py`, `layout.py` and `observation.py`, which numba does not watch: `_flush_stale_cache` (run at import)
+deletes the cached code when one of those three files changed since it was compiled. `step_world` steps one world; `step_batch` steps many worlds in one call and writes
 every agent's observation into the batch's arrays, so a `WorldBatch` step is one call, not a Python loop of
 worlds. `World.step` (and so the PettingZoo env) calls `step_world` too: one world is a batch of one.
 Rule numbers come from `rules.py` and the channel layout from `observation.py` (frozen into the compiled code
@@ -15,14 +17,17 @@ world (`draws`): the permutation `int(draw x n!)` of `permutation_table`, or, fo
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
 from cogames_lib.cvc import layout as L
-from cogames_lib.cvc import rules
+from cogames_lib.cvc import observation, rules
 from cogames_lib.cvc.observation import CHANNEL, VIEW_RADIUS, VIEW_SIZE
 
 MAX_TABLED_AGENTS = 6
@@ -209,8 +214,9 @@ def _use_assembler(cells, stations, agents, meta, recipes, s, actor):
                         receiver = around[k]
                         break
             for item in range(L.NUM_ITEMS):
-                gained = agents[receiver, L.A_ITEMS + item] + recipes[option, L.R_OUTPUT + item]
-                agents[receiver, L.A_ITEMS + item] = min(_CAPACITY, gained)
+                if recipes[option, L.R_OUTPUT + item] > 0:
+                    gained = agents[receiver, L.A_ITEMS + item] + recipes[option, L.R_OUTPUT + item]
+                    agents[receiver, L.A_ITEMS + item] = min(_CAPACITY, gained)
             agents[actor, L.A_EVENT] = L.EVENT_ASSEMBLE
             agents[actor, L.A_EVENT_ARG] = protocol
             return True
@@ -365,3 +371,52 @@ def step_batch(
                 items[slot, k] = agents[i, L.A_ITEMS + k]
         if not finished:
             observe_agents(agents, grid_of[w], grids, selves, first)
+
+
+@njit(cache=True)
+def frozen_constants():
+    """Constants as the compiled code sees them (a test compares them with the Python modules' values)."""
+    return (
+        _MOVE_COST,
+        _CHARGE,
+        _ENERGY_CAPACITY,
+        _CAPACITY,
+        _FIRST_VIBE,
+        _NUM_CHANNELS,
+        _STOCK,
+        L.A_FIELDS,
+        L.S_FIELDS,
+        L.R_FIELDS,
+        _SUCCESS_REWARD,
+    )
+
+
+_COMPILED = (step_world, step_batch, observe_agents, frozen_constants)
+
+
+def _flush_stale_cache() -> None:
+    """Delete this module's cached machine code if `rules.py`, `layout.py` or `observation.py` changed since it
+    was compiled (a stamp of their sources is kept beside the cache); concurrent processes may both flush."""
+    digest = hashlib.sha256()
+    for module in (rules, L, observation):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    try:
+        # numba's own choice of directory (in-tree or user-wide); `_cache` is numba's, not typed.
+        cache = Path(step_world._cache.cache_path)  # type: ignore[attr-defined]
+        stamp = cache / f"{Path(__file__).stem}.constants"
+        if stamp.is_file() and stamp.read_text() == digest.hexdigest():
+            return
+        for cached in [
+            *cache.glob(f"{Path(__file__).stem}.*.nbi"),
+            *cache.glob(f"{Path(__file__).stem}.*.nbc"),
+        ]:
+            cached.unlink(missing_ok=True)
+        cache.mkdir(parents=True, exist_ok=True)
+        temporary = stamp.with_name(f"{stamp.name}.{os.getpid()}.tmp")
+        temporary.write_text(digest.hexdigest())
+        os.replace(temporary, stamp)
+    except (AttributeError, OSError):  # no cache directory numba can write: it compiles in memory anyway
+        return
+
+
+_flush_stale_cache()

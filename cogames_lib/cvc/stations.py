@@ -79,11 +79,11 @@ def recipe_table(chorus_size: int) -> np.ndarray:
             row = np.zeros(L.R_FIELDS, np.int32)
             row[L.R_PROTOCOL] = index
             for vibe, count in protocol.vibes:
-                row[L.R_VIBES + rules.VIBE_INDEX[vibe]] = count
+                row[L.R_VIBES + rules.VIBE_INDEX[vibe]] += count
             for item, amount in inputs:
-                row[L.R_INPUTS + rules.ITEM_INDEX[item]] = amount
+                row[L.R_INPUTS + rules.ITEM_INDEX[item]] += amount
             for item, amount in protocol.output:
-                row[L.R_OUTPUT + rules.ITEM_INDEX[item]] = amount
+                row[L.R_OUTPUT + rules.ITEM_INDEX[item]] += amount
             rows.append(row)
     return np.array(rows, dtype=np.int32)
 

@@ -25,8 +25,10 @@ from cogames_lib.cvc.config import EnvConfig
 from cogames_lib.cvc.maps import WALKABLE, GridMap
 from cogames_lib.cvc.observation import CHANNEL, OBJECT_CHANNELS, VIEW_RADIUS, VIEW_SIZE, empty_padded_grid
 from cogames_lib.cvc.stations import KIND_NAMES, STATION_ROWS, StationView, recipe_table
+from cogames_lib.errors import ParameterError
 
 EMPTY, WALL, STATION = L.EMPTY, L.WALL, L.STATION
+_NUM_ACTIONS = len(rules.ACTIONS)
 _AGENT, _VIBE, _WALL = CHANNEL["agent"], CHANNEL["agent_vibe"], CHANNEL["wall"]
 _CLIPPED, _USES_LEFT, _STOCK = CHANNEL["clipped"], CHANNEL["uses_left"], CHANNEL["stock"]
 ORDER_TABLE, ORDER_FIRST, ORDER_COUNT = kernel.permutation_table()
@@ -180,6 +182,11 @@ class World:
 
     def step(self, actions: Sequence[int]) -> None:
         """Agents act one at a time in a fresh random order; then energy refill (if on)."""
+        # The compiled step trusts its input (no bounds checks): a bad action would write past its arrays.
+        if len(actions) != self.num_agents or not all(0 <= action < _NUM_ACTIONS for action in actions):
+            raise ParameterError(
+                f"World.step needs {self.num_agents} action indices in 0..{_NUM_ACTIONS - 1}, got {list(actions)}"
+            )
         order = self.turn_order(self.turn_draw())
         chosen = np.asarray(actions, dtype=np.int64)
         kernel.step_world(
