@@ -8,6 +8,7 @@ import itertools
 import math
 import random
 from collections import deque
+from pathlib import Path
 
 from cogames_lib.cvc.observation import VIEW_RADIUS, VIEW_SIZE
 from cogames_lib.diagnostics import hard_layout
@@ -151,3 +152,22 @@ def test_the_view_stops_at_the_map_edge() -> None:
     steps, _, unseen = view_tour(_geometry(rows), ["chest"])
     # Down the left (39), across (11), up the right until the view shows its top (at least 39 - 5).
     assert unseen == 0 and steps >= 39 + 11 + 39 - VIEW_RADIUS - 1
+
+
+def test_the_generator_reproduces_the_committed_feasibility_table() -> None:
+    """Map generation and certification (compiled breadth-first fields, the array view tour, the component
+    flood fill) give the committed table's instances exactly: every hard diagnostic at every agent count, seed 0
+    (the table was computed before those fast paths, code `0961cc5`)."""
+    import pandas as pd
+
+    from cogames_lib.sweep.feasibility import feasibility_table
+
+    columns = ["diagnostic", "num_agents", "seed", "max_steps", "bound", "certified", "draw", "search_steps"]
+    committed = pd.read_csv(
+        Path(__file__).parents[1] / "data" / "cvc_tiers" / "hard_feasibility_seeds0-99.csv"
+    )
+    expected = committed[committed.seed == 0][columns].sort_values(columns[:2]).reset_index(drop=True)
+    computed = feasibility_table("hard", seeds=[0], play_oracle=False)[columns]
+    computed = computed.astype({"diagnostic": str}).sort_values(columns[:2]).reset_index(drop=True)
+    assert len(computed) == 46
+    pd.testing.assert_frame_equal(computed, expected, check_dtype=False)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 
@@ -60,9 +61,16 @@ class GridMap:
         return len(self.cells[0])
 
     def positions_of(self, object_name: str) -> list[tuple[int, int]]:
-        return [
-            (r, c) for r, row in enumerate(self.cells) for c, name in enumerate(row) if name == object_name
-        ]
+        return list(self._positions.get(object_name, ()))
+
+    @cached_property
+    def _positions(self) -> dict[str, list[tuple[int, int]]]:
+        """Every object's cells in row-major order, found in one pass (a hard map's certification asks often)."""
+        positions: dict[str, list[tuple[int, int]]] = {}
+        for r, row in enumerate(self.cells):
+            for c, name in enumerate(row):
+                positions.setdefault(name, []).append((r, c))
+        return positions
 
     def to_ascii(self) -> str:
         return "\n".join("".join(OBJECT_GLYPHS[name] for name in row) for row in self.cells)

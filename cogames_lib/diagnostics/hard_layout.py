@@ -18,7 +18,8 @@ composes them and certifies the result with the oracle's bound.
 from __future__ import annotations
 
 import random
-from collections import deque
+
+import numpy as np
 
 from cogames_lib.cvc.maps import SPAWN
 
@@ -148,17 +149,16 @@ def _clear_around(cells: Cells, r: int, c: int) -> bool:
 
 
 def walkable_from_spawns(cells: Cells) -> set[tuple[int, int]]:
-    """The open cells (and spawns) an agent can walk to from some spawn (four-neighbour moves)."""
-    starts = [(r, c) for r, row in enumerate(cells) for c, name in enumerate(row) if name == SPAWN]
-    seen, queue = set(starts), deque(starts)
-    while queue:
-        r, c = queue.popleft()
-        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-            inside = 0 <= nr < len(cells) and 0 <= nc < len(cells[nr])
-            if inside and (nr, nc) not in seen and cells[nr][nc] in ("empty", SPAWN):
-                seen.add((nr, nc))
-                queue.append((nr, nc))
-    return seen
+    """The open cells (and spawns) an agent can walk to from some spawn (four-neighbour moves): the
+    four-connected components of open cells that hold a spawn."""
+    from scipy import ndimage  # only when a map is generated
+
+    names = np.array(cells, dtype=object)
+    spawns = names == SPAWN
+    labels, _ = ndimage.label(spawns | (names == "empty"))  # the default structure: four neighbours
+    reached = np.isin(labels, np.unique(labels[spawns]))
+    rows, cols = np.nonzero(reached)
+    return set(zip(rows.tolist(), cols.tolist(), strict=True))
 
 
 def scatter(cells: Cells, names: list[str], rng: random.Random) -> int:

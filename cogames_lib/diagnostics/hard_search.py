@@ -20,8 +20,10 @@ factor `hard_maps.SEARCH_EFFICIENCY` accounts for.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable
+
+import numpy as np
+from numba import njit
 
 from cogames_lib.cvc.observation import VIEW_RADIUS, VIEW_SIZE
 from cogames_lib.diagnostics.oracle_geometry import UNREACHABLE, Geometry
@@ -56,77 +58,104 @@ def view_tour(geometry: Geometry, targets: Iterable[str]) -> tuple[int, int, int
     if reach is None or reach >= UNREACHABLE:
         return 0, starts[0], 0
     stride = world.stride
-    # Tiles aligned so the first spawn's view is tile (0, 0).
+    cells = len(from_spawns)
+    rows = cells // stride
+    # Tiles aligned so the first spawn's view is tile (0, 0); each tile that holds a cell to be seen gets an id.
     row0, col0 = divmod(starts[0], stride)
     row0, col0 = row0 - VIEW_RADIUS, col0 - VIEW_RADIUS
-    tile_of = {
-        cell: ((cell // stride - row0) // VIEW_SIZE, (cell % stride - col0) // VIEW_SIZE)
-        for cell, steps in enumerate(from_spawns)
-        if steps <= reach
-    }
-    cells_of: dict[tuple[int, int], list[int]] = {}
-    for cell, tile in tile_of.items():
-        cells_of.setdefault(tile, []).append(cell)
-    left = {tile: len(cells) for tile, cells in cells_of.items()}
-
-    rows = len(from_spawns) // stride
+    distances = np.asarray(from_spawns)
+    unseen = distances <= reach  # the cells still to be seen (flat), and as rows of the padded map
+    grid_unseen = unseen.reshape(rows, stride)
+    tile_rows = (np.arange(cells) // stride - row0) // VIEW_SIZE
+    tile_cols = (np.arange(cells) % stride - col0) // VIEW_SIZE
+    keys, tile_id = np.unique(np.stack([tile_rows, tile_cols])[:, unseen], axis=1, return_inverse=True)
+    tile_of = np.full(cells, -1, np.int64)
+    tile_of[unseen] = tile_id.ravel()
+    grid_tile = tile_of.reshape(rows, stride)
+    left = np.bincount(tile_id.ravel(), minlength=keys.shape[1])
+    members = [np.flatnonzero(tile_of == tile) for tile in range(keys.shape[1])]  # ascending positions
+    remaining = int(unseen.sum())
 
     def look(position: int) -> None:
         # Clipped at the edges: a column past the last would be the next row's first (flat indices).
+        nonlocal remaining
         row, col = divmod(position, stride)
-        for r in range(max(0, row - VIEW_RADIUS), min(rows, row + VIEW_RADIUS + 1)):
-            base = r * stride
-            for c in range(max(0, col - VIEW_RADIUS), min(stride, col + VIEW_RADIUS + 1)):
-                tile = tile_of.pop(base + c, None)
-                if tile is not None:
-                    left[tile] -= 1
+        r0, r1 = max(0, row - VIEW_RADIUS), min(rows, row + VIEW_RADIUS + 1)
+        c0, c1 = max(0, col - VIEW_RADIUS), min(stride, col + VIEW_RADIUS + 1)
+        window = grid_unseen[r0:r1, c0:c1]
+        seen = grid_tile[r0:r1, c0:c1][window]
+        if seen.size:
+            np.subtract.at(left, seen, 1)
+            remaining -= seen.size
+            window[...] = False
 
-    def nearest_centre(tile: tuple[int, int]) -> int:
+    def nearest_centre(tile: int) -> int:
         """The tile's unseen cell nearest its centre (ties: the lowest position)."""
-        centre_r, centre_c = (
-            row0 + tile[0] * VIEW_SIZE + VIEW_RADIUS,
-            col0 + tile[1] * VIEW_SIZE + VIEW_RADIUS,
-        )
-        return min(
-            (abs(cell // stride - centre_r) + abs(cell % stride - centre_c), cell)
-            for cell in cells_of[tile]
-            if cell in tile_of
-        )[1]
+        centre_r = row0 + int(keys[0, tile]) * VIEW_SIZE + VIEW_RADIUS
+        centre_c = col0 + int(keys[1, tile]) * VIEW_SIZE + VIEW_RADIUS
+        candidates = members[tile][unseen[members[tile]]]
+        spread = np.abs(candidates // stride - centre_r) + np.abs(candidates % stride - centre_c)
+        return int(candidates[np.argmin(spread)])  # argmin keeps the first, the lowest position, on ties
 
     for start in starts:
         look(start)
-    representative = {nearest_centre(tile): tile for tile, count in left.items() if count > 0}
-    walkable = [steps < UNREACHABLE for steps in from_spawns]
-    deltas = geometry.deltas
+    representative = {nearest_centre(tile): tile for tile in range(keys.shape[1]) if left[tile] > 0}
+    walkable = distances < UNREACHABLE
+    is_representative = np.zeros(cells, np.bool_)
+    is_representative[list(representative)] = True
+    deltas = np.asarray(geometry.deltas, np.int64)
     here, walked = starts[0], 0
-    while tile_of and representative:
-        parent = {here: here}
-        queue = deque([here])
-        found = -1
-        while queue:
-            cell = queue.popleft()
-            if cell in representative:
-                found = cell
-                break
-            for delta in deltas:
-                nxt = cell + delta
-                if walkable[nxt] and nxt not in parent:
-                    parent[nxt] = cell
-                    queue.append(nxt)
-        if found < 0:
+    while remaining and representative:
+        path = _path_to_nearest(walkable, is_representative, here, deltas)
+        if path.size == 0:
             break
-        path = [found]
-        while path[-1] != here:
-            path.append(parent[path[-1]])
-        walked += len(path) - 1
-        for cell in path:
+        found = int(path[0])
+        walked += path.size - 1
+        for cell in path.tolist():
             look(cell)
         # Tiles the walk finished lose their representative; one reached with cells still unseen (a
         # wall or a corner kept them out of view) gets a new one.
         for cell, tile in list(representative.items()):
             if left[tile] == 0 or cell == found:
                 del representative[cell]
+                is_representative[cell] = False
                 if left[tile] > 0:
-                    representative[nearest_centre(tile)] = tile
+                    new_cell = nearest_centre(tile)
+                    representative[new_cell] = tile
+                    is_representative[new_cell] = True
         here = found
-    return walked, here, len(tile_of)
+    return walked, here, remaining
+
+
+@njit(cache=True)
+def _path_to_nearest(walkable, targets, here, deltas):
+    """Breadth-first from `here` over walkable cells (moves in `deltas` order) to the first cell marked in
+    `targets`; the path from that cell back to `here` (both included), or an empty array when none is reached."""
+    parent = np.full(walkable.shape[0], -1, np.int64)
+    queue = np.empty(walkable.shape[0], np.int64)
+    parent[here], queue[0] = here, here
+    head, tail, found = 0, 1, -1
+    while head < tail:
+        cell = queue[head]
+        head += 1
+        if targets[cell]:
+            found = cell
+            break
+        for delta in deltas:
+            step = cell + delta
+            if walkable[step] and parent[step] < 0:
+                parent[step] = cell
+                queue[tail] = step
+                tail += 1
+    if found < 0:
+        return np.empty(0, np.int64)
+    length, cell = 1, found
+    while cell != here:
+        cell = parent[cell]
+        length += 1
+    path = np.empty(length, np.int64)
+    cell = found
+    for i in range(length):
+        path[i] = cell
+        cell = parent[cell]
+    return path

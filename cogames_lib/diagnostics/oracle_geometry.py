@@ -8,8 +8,10 @@ chorus, any of its eight neighbours.
 
 from __future__ import annotations
 
-from collections import deque
+import numpy as np
+from numba import njit
 
+from cogames_lib.cvc.layout import CELL_KIND
 from cogames_lib.cvc.world import EMPTY, World
 
 UNREACHABLE = 10**6
@@ -41,22 +43,14 @@ class Geometry:
         return sorted({s + d for s in stations for d in offsets if s + d in self.reachable})
 
     def bfs(self, sources: list[int]) -> list[int]:
-        kind = self.world.kind
-        dist = [UNREACHABLE] * len(kind)
-        queue: deque[int] = deque()
-        for source in sources:
-            if dist[source] != 0:
-                dist[source] = 0
-                queue.append(source)
-        while queue:
-            cell = queue.popleft()
-            step = dist[cell] + 1
-            for delta in self.deltas:
-                neighbour = cell + delta
-                if kind[neighbour] == EMPTY and dist[neighbour] > step:
-                    dist[neighbour] = step
-                    queue.append(neighbour)
-        return dist
+        """Moves from the nearest of `sources` to every cell over open cells (`UNREACHABLE` where none leads):
+        compiled (`_bfs`), since certifying a hard map computes hundreds of these fields."""
+        distances = _bfs(
+            self.world.cells[CELL_KIND],
+            np.asarray(sources, dtype=np.int64),
+            np.asarray(self.deltas, np.int64),
+        )
+        return distances.tolist()
 
     def field(self, stations: tuple[int, ...], diagonal: bool = False) -> list[int]:
         """Moves from every cell to a cell from which one of `stations` is used (or, diagonal, neighboured)."""
@@ -79,3 +73,28 @@ class Geometry:
         field = self.field(target, diagonal_target)
         cells = self.approach_cells(start, diagonal_start)
         return min((field[c] for c in cells), default=UNREACHABLE)
+
+
+@njit(cache=True)
+def _bfs(kind, sources, deltas):
+    """Breadth-first distances from `sources` over the cells whose `kind` is EMPTY (a source counts whatever
+    its kind); a first-in first-out queue in an array, the four moves in `deltas` order."""
+    dist = np.full(kind.shape[0], UNREACHABLE, np.int64)
+    queue = np.empty(kind.shape[0], np.int64)
+    head = tail = 0
+    for source in sources:
+        if dist[source] != 0:
+            dist[source] = 0
+            queue[tail] = source
+            tail += 1
+    while head < tail:
+        cell = queue[head]
+        head += 1
+        step = dist[cell] + 1
+        for delta in deltas:
+            neighbour = cell + delta
+            if kind[neighbour] == EMPTY and dist[neighbour] > step:
+                dist[neighbour] = step
+                queue[tail] = neighbour
+                tail += 1
+    return dist
