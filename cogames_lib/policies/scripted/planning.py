@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable, Collection
 
 import numpy as np
+from numba import njit
 
 from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 
@@ -127,37 +128,41 @@ def distance_field(memory: MapMemory, sources: Collection[Cell]) -> DistanceFiel
     """Multi-source BFS over the search box of `bfs` (walkable: known-empty and unknown cells).
 
     One search answers "how far is the nearest charger" from every cell at once, so energy planning
-    uses true path lengths (a charger behind a wall is far) without one search per question.
+    uses true path lengths (a charger behind a wall is far) without one search per question. Compiled
+    (`_distances`): the policy asks for several fields a step on large maps.
     """
     r0, r1, c0, c1 = memory.bounds
     r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
-    height, width = r1 - r0, c1 - c0
-    walkable = (memory.kind[r0:r1, c0:c1] <= EMPTY).ravel().tolist()
-    dist = [-1] * (height * width)
-    frontier = []
-    for r, c in sources:
-        if r0 <= r < r1 and c0 <= c < c1:
-            index = (r - r0) * width + (c - c0)
-            if walkable[index] and dist[index] < 0:
-                dist[index] = 0
-                frontier.append(index)
-    depth = 0
-    while frontier:
-        depth += 1
-        next_frontier = []
-        for here in frontier:
-            col = here % width
-            for there, ok in (
-                (here - width, here >= width),
-                (here + width, here + width < len(dist)),
-                (here - 1, col > 0),
-                (here + 1, col < width - 1),
-            ):
-                if ok and dist[there] < 0 and walkable[there]:
-                    dist[there] = depth
-                    next_frontier.append(there)
-        frontier = next_frontier
-    return DistanceField(np.array(dist, dtype=np.int32).reshape(height, width), r0, c0)
+    walkable = memory.kind[r0:r1, c0:c1] <= EMPTY
+    inside = [(r - r0, c - c0) for r, c in sources if r0 <= r < r1 and c0 <= c < c1]
+    starts = np.array(inside, dtype=np.int64).reshape(-1, 2)
+    return DistanceField(_distances(walkable, starts), r0, c0)
+
+
+@njit(cache=True)
+def _distances(walkable, starts):  # type: ignore[no-untyped-def]
+    """Moves from the nearest walkable start to every cell of `walkable` (-1: unreachable), four neighbours."""
+    height, width = walkable.shape
+    dist = np.full((height, width), -1, np.int32)
+    queue = np.empty((height * width, 2), np.int64)
+    tail = 0
+    for k in range(starts.shape[0]):
+        r, c = starts[k, 0], starts[k, 1]
+        if walkable[r, c] and dist[r, c] < 0:
+            dist[r, c] = 0
+            queue[tail, 0], queue[tail, 1] = r, c
+            tail += 1
+    head = 0
+    while head < tail:
+        r, c = queue[head, 0], queue[head, 1]
+        head += 1
+        depth = dist[r, c] + 1
+        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            if 0 <= nr < height and 0 <= nc < width and dist[nr, nc] < 0 and walkable[nr, nc]:
+                dist[nr, nc] = depth
+                queue[tail, 0], queue[tail, 1] = nr, nc
+                tail += 1
+    return dist
 
 
 def greedy_step(
