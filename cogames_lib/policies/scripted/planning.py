@@ -140,7 +140,7 @@ def distance_field(memory: MapMemory, sources: Collection[Cell]) -> DistanceFiel
 
 
 @njit(cache=True)
-def _distances(walkable, starts):  # type: ignore[no-untyped-def]
+def _distances(walkable, starts):
     """Moves from the nearest walkable start to every cell of `walkable` (-1: unreachable), four neighbours."""
     height, width = walkable.shape
     dist = np.full((height, width), -1, np.int32)
