@@ -40,6 +40,7 @@ from the start (tuning seeds 200000-200019 at 2 / 4 agents: 14 / 12 of 20 passed
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from cogames_lib.cvc.observation import VIEW_RADIUS, VIEW_SIZE
 from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
@@ -66,7 +67,12 @@ def own_sector(agent_id: int, num_agents: int) -> frozenset[int]:
 
 def direction_of(cell: Cell, origin: tuple[float, float]) -> int:
     """The sector direction index of `cell` as seen from `origin` (ties between axes go north/south)."""
-    dr, dc = cell[0] - origin[0], cell[1] - origin[1]
+    return int(_direction(float(cell[0] - origin[0]), float(cell[1] - origin[1])))
+
+
+@njit(cache=True)
+def _direction(dr, dc):
+    """`direction_of` from the offset (rows, columns): the one definition, also used by the compiled search."""
     if abs(dr) >= abs(dc):
         return 0 if dr < 0 else 2
     return 3 if dc < 0 else 1
@@ -108,74 +114,42 @@ def frontier_target(
     of the centre count; None once the own sector holds no reachable frontier cell (it is searched out)."""
     r0, r1, c0, c1 = memory.bounds
     r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
-    height, width = r1 - r0, c1 - c0
+    width = c1 - c0
     if not (r0 <= start[0] < r1 and c0 <= start[1] < c1):
         return None
     box = memory.kind[r0:r1, c0:c1]
-    walkable = (box == EMPTY).ravel().tolist()
-    unknown = (box == UNKNOWN).ravel().tolist()
+    open_cells = (box == EMPTY).ravel()
+    walkable = open_cells.copy()
     e0, e1, e2, e3 = memory.edge
     # At least 1: the frontier cell itself is unknown, whatever the edge inference says around it.
-    gains = np.maximum(view_gain(box, (e0 - r0, e1 - r0, e2 - c0, e3 - c0)), 1).ravel().tolist()
+    gains = np.maximum(view_gain(box, (e0 - r0, e1 - r0, e2 - c0, e3 - c0)), 1).ravel().astype(np.int64)
     for r, c in blocked:
         if r0 <= r < r1 and c0 <= c < c1:
             walkable[(r - r0) * width + (c - c0)] = False
-    size = height * width
     source = (start[0] - r0) * width + (start[1] - c0)
-    parent = {source: -1}
-    layer = [source]
-    depth = 0
-    best_score = 0.0
-    best = -1
-    orow, ocol = origin[0] - r0, origin[1] - c0
-    crow, ccol = (
-        (origin if centre is None else centre)[0] - r0,
-        (origin if centre is None else centre)[1] - c0,
+    centre_row, centre_col = origin if centre is None else centre
+    exits = exit_sectors(open_cells.tolist(), width, (centre_row - r0, centre_col - c0)) if exclusive else []
+    best, parent = _frontier_search(
+        walkable,
+        (box == UNKNOWN).ravel(),
+        gains,
+        width,
+        source,
+        origin[0] - r0,
+        origin[1] - c0,
+        float(centre_row - r0),
+        float(centre_col - c0),
+        np.array([direction in sector for direction in range(4)], np.bool_),
+        sector != ALL_DIRECTIONS,
+        exclusive,
+        np.array(exits, np.int64),
+        VIEW_SIZE * VIEW_SIZE,
     )
-    max_gain = VIEW_SIZE * VIEW_SIZE
-    exits = exit_sectors((box == EMPTY).ravel().tolist(), width, (crow, ccol)) if exclusive else []
-    while layer and max_gain / (depth + 1 + TRAVEL_OVERHEAD) > best_score:  # the spawn term only adds
-        next_layer = []
-        for here in layer:
-            col = here % width
-            for there, ok in (
-                (here - width, here >= width),
-                (here + width, here + width < size),
-                (here - 1, col > 0),
-                (here + 1, col < width - 1),
-            ):
-                if not ok or there in parent:
-                    continue
-                if unknown[there]:
-                    parent[there] = here
-                    row_t, col_t = divmod(there, width)
-                    away = abs(row_t - orow) + abs(col_t - ocol)
-                    steps = depth + 1 + TRAVEL_OVERHEAD + ORIGIN_WEIGHT * min(away, ORIGIN_REACH)
-                    if exclusive:
-                        way = exits[here]
-                        if way < 0 and abs(row_t - crow) + abs(col_t - ccol) > OWN_RADIUS:
-                            way = direction_of((row_t, col_t), (crow, ccol))
-                        if way >= 0 and way not in sector:
-                            continue
-                    elif (
-                        sector != ALL_DIRECTIONS
-                        and abs(row_t - crow) + abs(col_t - ccol) > SHARED_RADIUS
-                        and direction_of((row_t, col_t), (crow, ccol)) not in sector
-                    ):
-                        steps += SECTOR_PENALTY
-                    score = gains[there] / steps
-                    if score > best_score + 1e-9 or (abs(score - best_score) <= 1e-9 and there < best):
-                        best_score, best = score, there
-                elif walkable[there]:
-                    parent[there] = here
-                    next_layer.append(there)
-        layer = next_layer
-        depth += 1
     if best < 0:
         return None
     path = [best]
     while parent[path[-1]] != source:
-        path.append(parent[path[-1]])
+        path.append(int(parent[path[-1]]))
     path.reverse()
     return (best // width + r0, best % width + c0), [(p // width + r0, p % width + c0) for p in path]
 
@@ -217,3 +191,76 @@ def exit_sectors(open_cells: list[bool], width: int, centre: tuple[float, float]
                 next_layer.append(there)
         layer = next_layer
     return labels
+
+
+@njit(cache=True)
+def _frontier_search(
+    walkable,
+    unknown,
+    gains,
+    width,
+    source,
+    orow,
+    ocol,
+    crow,
+    ccol,
+    in_sector,
+    divided,
+    exclusive,
+    exits,
+    max_gain,
+):
+    """The breadth-first search of `frontier_target` over a box (row-major, `width` columns): (the best
+    frontier cell or -1, each cell's parent, -2 where unvisited). Layer by layer, the four moves in the order
+    north, south, west, east; it stops once no farther cell could beat the best score."""
+    size = walkable.shape[0]
+    parent = np.full(size, -2, np.int64)
+    parent[source] = -1
+    layer = np.empty(size, np.int64)
+    following = np.empty(size, np.int64)
+    layer[0] = source
+    count, depth, best_score, best = 1, 0, 0.0, -1
+    while count and max_gain / (depth + 1 + TRAVEL_OVERHEAD) > best_score:  # the spawn term only adds
+        next_count = 0
+        for k in range(count):
+            here = layer[k]
+            col = here % width
+            for move in range(4):
+                if move == 0:
+                    there, ok = here - width, here >= width
+                elif move == 1:
+                    there, ok = here + width, here + width < size
+                elif move == 2:
+                    there, ok = here - 1, col > 0
+                else:
+                    there, ok = here + 1, col < width - 1
+                if not ok or parent[there] != -2:
+                    continue
+                if unknown[there]:
+                    parent[there] = here
+                    row_t, col_t = there // width, there % width
+                    away = abs(row_t - orow) + abs(col_t - ocol)
+                    steps = depth + 1 + TRAVEL_OVERHEAD + ORIGIN_WEIGHT * min(away, ORIGIN_REACH)
+                    if exclusive:
+                        way = exits[here]
+                        if way < 0 and abs(row_t - crow) + abs(col_t - ccol) > OWN_RADIUS:
+                            way = _direction(row_t - crow, col_t - ccol)
+                        if way >= 0 and not in_sector[way]:
+                            continue
+                    elif (
+                        divided
+                        and abs(row_t - crow) + abs(col_t - ccol) > SHARED_RADIUS
+                        and not in_sector[_direction(row_t - crow, col_t - ccol)]
+                    ):
+                        steps += SECTOR_PENALTY
+                    score = gains[there] / steps
+                    if score > best_score + 1e-9 or (abs(score - best_score) <= 1e-9 and there < best):
+                        best_score, best = score, there
+                elif walkable[there]:
+                    parent[there] = here
+                    following[next_count] = there
+                    next_count += 1
+        layer, following = following, layer
+        count = next_count
+        depth += 1
+    return best, parent
