@@ -9,7 +9,7 @@ Positions are (row, col) tuples in memory coordinates; a path excludes the start
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
 import numpy as np
 from numba import njit
@@ -53,60 +53,83 @@ def bfs(
     r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
     width = c1 - c0
     box = memory.kind[r0:r1, c0:c1]
-    walkable = (box <= EMPTY).ravel().tolist()
+    walkable = (box <= EMPTY).ravel()
     for r, c in blocked:
         if r0 <= r < r1 and c0 <= c < c1:
             walkable[(r - r0) * width + (c - c0)] = False
     if goals is None:
-        is_goal: Callable[[int], bool] = (box == UNKNOWN).ravel().tolist().__getitem__
+        is_goal = (box == UNKNOWN).ravel()
     else:
-        goal_set = {(r - r0) * width + (c - c0) for r, c in goals if r0 <= r < r1 and c0 <= c < c1}
-        if not goal_set:
+        is_goal = np.zeros(walkable.shape[0], np.bool_)
+        inside = [(r - r0) * width + (c - c0) for r, c in goals if r0 <= r < r1 and c0 <= c < c1]
+        if not inside:
             return None
-        is_goal = goal_set.__contains__
-    size = len(walkable)
+        is_goal[inside] = True
     if not (r0 <= start[0] < r1 and c0 <= start[1] < c1):
         return None
     source = (start[0] - r0) * width + (start[1] - c0)
-    # (flat delta, column change) per move in `STEPS` order. The column change is what the box edge
-    # check needs: a west move leaves the box from column 0, an east move from the last column (a
-    # flat index would otherwise wrap to the neighbouring row); north/south leave it through the
-    # flat-index bounds check only.
-    deltas = [(-width, 0), (width, 0), (-1, -1), (1, 1)]
-    ordered = [deltas[i] for i in step_order]
-    parent = {source: -1}
-    frontier = [source]
-    found = -1
-    while frontier and found < 0:
-        ties = []
-        next_frontier = []
-        for here in frontier:
-            col = here % width
-            for delta, col_change in ordered:
-                there = here + delta
-                if not 0 <= col + col_change < width:
-                    continue
-                if 0 <= there < size and there not in parent and walkable[there]:
-                    parent[there] = here
-                    if is_goal(there):
-                        if rng is None:
-                            found = there
-                            break
-                        ties.append(there)
-                    next_frontier.append(there)
-            if found >= 0:
-                break
-        if ties:
-            found = rng.choice(ties) if rng is not None else ties[0]
-        frontier = next_frontier
+    found, ties, parent = _layered_search(
+        walkable, is_goal, width, source, np.asarray(step_order, np.int64), rng is not None
+    )
+    if ties.size:  # with `rng`: every goal of the nearest layer, in the order the search met them
+        found = rng.choice(ties.tolist()) if rng is not None else int(ties[0])
     if found < 0:
         return None
     path = []
     while found != source:
         path.append((found // width + r0, found % width + c0))
-        found = parent[found]
+        found = int(parent[found])
     path.reverse()
     return path
+
+
+@njit(cache=True)
+def _layered_search(walkable, is_goal, width, source, step_order, all_ties):
+    """The search of `bfs`, layer by layer from `source`, the moves in `step_order` (indices into north,
+    south, west, east): (the first goal met or -1, the goals of the first layer that holds any when
+    `all_ties` (else empty), each cell's parent (-2: unvisited))."""
+    size = walkable.shape[0]
+    parent = np.full(size, -2, np.int64)
+    parent[source] = -1
+    frontier = np.empty(size, np.int64)
+    following = np.empty(size, np.int64)
+    ties = np.empty(size, np.int64)
+    frontier[0] = source
+    count, tie_count, found = 1, 0, -1
+    while count and found < 0:
+        next_count = 0
+        for k in range(count):
+            here = frontier[k]
+            col = here % width
+            for move in step_order:
+                if move == 0:
+                    there, col_change = here - width, 0
+                elif move == 1:
+                    there, col_change = here + width, 0
+                elif move == 2:
+                    there, col_change = here - 1, -1
+                else:
+                    there, col_change = here + 1, 1
+                # The column check: a west or east move would otherwise wrap to the neighbouring row.
+                if not 0 <= col + col_change < width:
+                    continue
+                if 0 <= there < size and parent[there] == -2 and walkable[there]:
+                    parent[there] = here
+                    if is_goal[there]:
+                        if not all_ties:
+                            found = there
+                            break
+                        ties[tie_count] = there
+                        tie_count += 1
+                    following[next_count] = there
+                    next_count += 1
+            if found >= 0:
+                break
+        if tie_count:
+            break
+        frontier, following = following, frontier
+        count = next_count
+    return found, ties[:tie_count].copy(), parent
 
 
 class DistanceField:
