@@ -79,6 +79,13 @@ def _refresh(grid, stations, s):
 
 
 @njit(cache=True)
+def show_stations(grid, stations):
+    """`_refresh` every station: a world's static channels show each station's starting values."""
+    for s in range(stations.shape[0]):
+        _refresh(grid, stations, s)
+
+
+@njit(cache=True)
 def _neighbours(cells, meta, position, start, out):
     """The agents in the 8 cells around `position`, clockwise from the ring cell `start` (0: north), into
     `out`; returns how many."""
@@ -389,9 +396,6 @@ def frozen_constants():
         L.R_FIELDS,
         _SUCCESS_REWARD,
     )
-
-
-_COMPILED = (step_world, step_batch, observe_agents, frozen_constants)
 
 
 def _flush_stale_cache() -> None:

@@ -14,12 +14,6 @@ from cogames_lib.cvc import layout as L
 from cogames_lib.cvc import rules
 from cogames_lib.cvc.config import EnvConfig
 
-KIND_NAMES: dict[int, str] = {
-    L.CHARGER: "charger",
-    L.HEART_CHEST: "chest",
-    L.ASSEMBLER: "assembler",
-}
-
 
 def _row(kind: int, energy_cost: int = rules.STATION_USE_ENERGY_COST) -> np.ndarray:
     row = np.zeros(L.S_FIELDS, np.int32)

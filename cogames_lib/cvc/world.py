@@ -24,13 +24,12 @@ from cogames_lib.cvc.agent import AgentState
 from cogames_lib.cvc.config import EnvConfig
 from cogames_lib.cvc.maps import WALKABLE, GridMap
 from cogames_lib.cvc.observation import CHANNEL, OBJECT_CHANNELS, VIEW_RADIUS, VIEW_SIZE, empty_padded_grid
-from cogames_lib.cvc.stations import KIND_NAMES, STATION_ROWS, StationView, recipe_table
+from cogames_lib.cvc.stations import STATION_ROWS, StationView, recipe_table
 from cogames_lib.errors import ParameterError
 
 EMPTY, WALL, STATION = L.EMPTY, L.WALL, L.STATION
 _NUM_ACTIONS = len(rules.ACTIONS)
 _AGENT, _VIBE, _WALL = CHANNEL["agent"], CHANNEL["agent_vibe"], CHANNEL["wall"]
-_CLIPPED, _USES_LEFT, _STOCK = CHANNEL["clipped"], CHANNEL["uses_left"], CHANNEL["stock"]
 ORDER_TABLE, ORDER_FIRST, ORDER_COUNT = kernel.permutation_table()
 # A map object's cell kind; every other object is a station.
 _CELL_CODE: dict[str, int] = {**dict.fromkeys(WALKABLE, EMPTY), "wall": WALL}
@@ -69,6 +68,7 @@ class World:
             kinds[1:-1, 1:-1] == WALL
         )
         station_rows: list[np.ndarray] = []
+        station_names: list[str] = []
         self.cells = np.full((3, num_cells), -1, dtype=np.int32)
         self.cells[L.CELL_KIND] = kinds.ravel()
         for position in np.flatnonzero(kinds.ravel() == STATION).tolist():
@@ -79,13 +79,13 @@ class World:
             station[L.S_GRID_ROW], station[L.S_GRID_COL] = r + VIEW_RADIUS, c + VIEW_RADIUS
             self.cells[L.CELL_STATION, position] = len(station_rows)
             station_rows.append(station)
+            station_names.append(name)
             if name in OBJECT_CHANNELS:
                 self._static_grid[CHANNEL[name], r + VIEW_RADIUS, c + VIEW_RADIUS] = 1
         self._station_start = np.array(station_rows, dtype=np.int32).reshape(-1, L.S_FIELDS)
-        for row in self._station_start:
-            self._static_grid[_CLIPPED, row[L.S_GRID_ROW], row[L.S_GRID_COL]] = row[L.S_CLIPPED]
-            self._static_grid[_USES_LEFT, row[L.S_GRID_ROW], row[L.S_GRID_COL]] = min(row[L.S_USES_LEFT], 255)
-            self._static_grid[_STOCK, row[L.S_GRID_ROW], row[L.S_GRID_COL]] = min(row[L.S_STOCK], 255)
+        kernel.show_stations(
+            self._static_grid, self._station_start
+        )  # their starting values, as a step shows them
         self.station_rows = self._station_start.copy()
         self.agent_rows = np.zeros((num_agents, L.A_FIELDS), dtype=np.int32)
         self.meta = np.zeros(L.M_FIELDS, dtype=np.int32)
@@ -93,8 +93,8 @@ class World:
         self.meta[L.M_ENERGY_REFILL] = self.config.energy_refill
         self.recipes = recipe_table(self.chorus_size)
         self.stations: dict[int, StationView] = {
-            int(row[L.S_POSITION]): StationView(self.station_rows, s, self._station_kind(row))
-            for s, row in enumerate(self._station_start)
+            int(row[L.S_POSITION]): StationView(self.station_rows, s, name)
+            for s, (row, name) in enumerate(zip(self._station_start, station_names, strict=True))
         }
         self.agent_at = self.cells[L.CELL_AGENT]
         # One channel buffer for the world's life (reset copies the static layout into it), and an
@@ -108,15 +108,6 @@ class World:
         self._orders = list(ORDER_TABLE[ORDER_FIRST[n] : ORDER_FIRST[n] + ORDER_COUNT[n], :n])
         self.record_events = False
         self.reset(0)
-
-    @staticmethod
-    def _station_kind(row: np.ndarray) -> str:
-        kind = int(row[L.S_TYPE])
-        if kind == L.EXTRACTOR:
-            return f"{rules.ITEMS[row[L.S_ITEM]]}_extractor"
-        if kind == L.RESOURCE_CHEST:
-            return f"chest_{rules.ITEMS[row[L.S_ITEM]]}"
-        return KIND_NAMES[kind]
 
     # -- coordinates -------------------------------------------------------------------------------
     def to_position(self, row: int, col: int) -> int:

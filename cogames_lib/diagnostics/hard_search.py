@@ -73,7 +73,9 @@ def view_tour(geometry: Geometry, targets: Iterable[str]) -> tuple[int, int, int
     tile_of[unseen] = tile_id.ravel()
     grid_tile = tile_of.reshape(rows, stride)
     left = np.bincount(tile_id.ravel(), minlength=keys.shape[1])
-    members = [np.flatnonzero(tile_of == tile) for tile in range(keys.shape[1])]  # ascending positions
+    # Each tile's cells, ascending (a stable sort of the ascending cells by tile).
+    to_see = np.flatnonzero(unseen)
+    members = np.split(to_see[np.argsort(tile_id.ravel(), kind="stable")], np.cumsum(left)[:-1])
     remaining = int(unseen.sum())
 
     def look(position: int) -> None:

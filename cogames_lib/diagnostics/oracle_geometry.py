@@ -9,8 +9,8 @@ chorus, any of its eight neighbours.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from cogames_lib.cvc.grid_search import bfs_distances
 from cogames_lib.cvc.layout import CELL_KIND
 from cogames_lib.cvc.world import EMPTY, World
 
@@ -29,6 +29,7 @@ class Geometry:
         for position, station in world.stations.items():
             self.stations_by_kind.setdefault(station.kind, []).append(position)
         self._fields: dict[tuple, list[int]] = {}
+        self._open = world.cells[CELL_KIND] == EMPTY
         # Open cells some agent can walk to: a station is used only from these. A station in a wall gap
         # has cells on both sides; the far side, if no agent can reach it, is no approach at all (else a
         # path could "walk through" the station and a cut-off target would look reachable).
@@ -44,11 +45,9 @@ class Geometry:
 
     def bfs(self, sources: list[int]) -> list[int]:
         """Moves from the nearest of `sources` to every cell over open cells (`UNREACHABLE` where none leads):
-        compiled (`_bfs`), since certifying a hard map computes hundreds of these fields."""
-        distances = _bfs(
-            self.world.cells[CELL_KIND],
-            np.asarray(sources, dtype=np.int64),
-            np.asarray(self.deltas, np.int64),
+        compiled (`cvc.grid_search`), since certifying a hard map computes hundreds of these fields."""
+        distances = bfs_distances(
+            self._open, np.asarray(sources, dtype=np.int64), np.asarray(self.deltas, np.int64), UNREACHABLE
         )
         return distances.tolist()
 
@@ -73,28 +72,3 @@ class Geometry:
         field = self.field(target, diagonal_target)
         cells = self.approach_cells(start, diagonal_start)
         return min((field[c] for c in cells), default=UNREACHABLE)
-
-
-@njit(cache=True)
-def _bfs(kind, sources, deltas):
-    """Breadth-first distances from `sources` over the cells whose `kind` is EMPTY (a source counts whatever
-    its kind); a first-in first-out queue in an array, the four moves in `deltas` order."""
-    dist = np.full(kind.shape[0], UNREACHABLE, np.int64)
-    queue = np.empty(kind.shape[0], np.int64)
-    head = tail = 0
-    for source in sources:
-        if dist[source] != 0:
-            dist[source] = 0
-            queue[tail] = source
-            tail += 1
-    while head < tail:
-        cell = queue[head]
-        head += 1
-        step = dist[cell] + 1
-        for delta in deltas:
-            neighbour = cell + delta
-            if kind[neighbour] == EMPTY and dist[neighbour] > step:
-                dist[neighbour] = step
-                queue[tail] = neighbour
-                tail += 1
-    return dist

@@ -14,6 +14,7 @@ from collections.abc import Collection
 import numpy as np
 from numba import njit
 
+from cogames_lib.cvc.grid_search import bfs_distances
 from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 
 Cell = tuple[int, int]
@@ -152,40 +153,25 @@ def distance_field(memory: MapMemory, sources: Collection[Cell]) -> DistanceFiel
 
     One search answers "how far is the nearest charger" from every cell at once, so energy planning
     uses true path lengths (a charger behind a wall is far) without one search per question. Compiled
-    (`_distances`): the policy asks for several fields a step on large maps.
+    (`cvc.grid_search`): the policy asks for several fields a step on large maps.
     """
     r0, r1, c0, c1 = memory.bounds
     r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
     walkable = memory.kind[r0:r1, c0:c1] <= EMPTY
-    inside = [(r - r0, c - c0) for r, c in sources if r0 <= r < r1 and c0 <= c < c1]
-    starts = np.array(inside, dtype=np.int64).reshape(-1, 2)
-    return DistanceField(_distances(walkable, starts), r0, c0)
-
-
-@njit(cache=True)
-def _distances(walkable, starts):
-    """Moves from the nearest walkable start to every cell of `walkable` (-1: unreachable), four neighbours."""
     height, width = walkable.shape
-    dist = np.full((height, width), -1, np.int32)
-    queue = np.empty((height * width, 2), np.int64)
-    tail = 0
-    for k in range(starts.shape[0]):
-        r, c = starts[k, 0], starts[k, 1]
-        if walkable[r, c] and dist[r, c] < 0:
-            dist[r, c] = 0
-            queue[tail, 0], queue[tail, 1] = r, c
-            tail += 1
-    head = 0
-    while head < tail:
-        r, c = queue[head, 0], queue[head, 1]
-        head += 1
-        depth = dist[r, c] + 1
-        for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-            if 0 <= nr < height and 0 <= nc < width and dist[nr, nc] < 0 and walkable[nr, nc]:
-                dist[nr, nc] = depth
-                queue[tail, 0], queue[tail, 1] = nr, nc
-                tail += 1
-    return dist
+    # Bordered by cells that cannot be entered, so that no move leaves the box (`grid_search`'s contract).
+    passable = np.zeros((height + 2, width + 2), np.bool_)
+    passable[1:-1, 1:-1] = walkable
+    starts = [
+        (r - r0 + 1) * (width + 2) + (c - c0 + 1)
+        for r, c in sources
+        if r0 <= r < r1 and c0 <= c < c1 and walkable[r - r0, c - c0]
+    ]
+    deltas = np.array([-(width + 2), width + 2, -1, 1], np.int64)
+    far = np.iinfo(np.int64).max
+    dist = bfs_distances(passable.ravel(), np.array(starts, np.int64), deltas, far)
+    dist = dist.reshape(height + 2, width + 2)[1:-1, 1:-1]
+    return DistanceField(np.where(dist == far, -1, dist).astype(np.int32), r0, c0)
 
 
 def greedy_step(
