@@ -1,8 +1,10 @@
 """The stag-hunt engine: the rules over a batch of worlds stepped in lockstep (numpy, no torch, no gymnasium).
 
 The only engine: training steps 64 worlds at once, the PettingZoo env and the probes a batch of one. The loop
-over agents inside a turn stays (agents act one after the other), every other loop runs over the batch axis
-in numpy. Worlds restart on their own when their episode ends (`reset_worlds`), so with random episode
+over agents inside a turn stays (agents act one after the other). An act (`_act_worlds`: moves, attacks,
+kills, payouts) and the observation crop (`_observe_rows`) are compiled with numba and loop over the worlds
+in the call (a batch of one pays no numpy call overheads); the rest (turn order, healing, restarts) runs
+over the batch axis in numpy. Worlds restart on their own when their episode ends (`reset_worlds`), so with random episode
 lengths no world idles waiting for the longest one.
 
 Health rule: damage only lasts for the turn in which it is dealt. At the end of every turn each damaged
@@ -29,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.maps import StagHuntMap, load_stag_hunt_map
@@ -60,6 +63,13 @@ for _code, _kind in RESOURCES.items():
     _MAX_HEALTH[_code], _REWARD[_code], _NEEDS_HUNTER[_code] = _kind.health, _kind.reward, _kind.needs_hunter
 _KIND_INDEX = {kind: index for index, kind in enumerate(AGENT_KINDS)}
 _DELTAS = np.array(ORIENTATION_DELTAS, dtype=np.int64)
+# The channel of each thing a cell can show, for `_observe_rows` (an argument, so a cached compilation never
+# keeps an old channel order): wall, stag, wounded stag, hare, attack beam, the first agent channel.
+_OBSERVATION_CODES = np.array(
+    [CHANNEL_INDEX[name] for name in ("wall", "stag", "wounded_stag", "hare", "attack_beam")]
+    + [CHANNEL_INDEX[f"{AGENT_KINDS[0]}_north"], NUM_ORIENTATIONS, STAG.code, HARE.code],
+    dtype=np.int64,
+)
 # Action -> quarter turns of the move (-1 for ATTACK).
 _TURNS = np.array([MOVE_TURNS.get(Action(a), -1) for a in range(len(Action))], dtype=np.int64)
 
@@ -105,8 +115,8 @@ class StagHuntEngine:
             self.walls[:, [0, -1]] = True
         self.shape = self.walls.shape
         self.shape_of_attack = attack_shape(config.attack_shape, config.attack_range)
-        offsets = np.array(self.shape_of_attack.offsets, dtype=np.int64).reshape(-1, 2)
-        self._attack_forward, self._attack_lateral = offsets[None, :, :1], offsets[None, :, 1:]
+        # (forward, lateral) steps of every attacked cell, in the order the beam reaches them.
+        self._attack_offsets = np.array(self.shape_of_attack.offsets, dtype=np.int64).reshape(-1, 2)
         self.rng = np.random.default_rng(seed)
         self.before_act = config.observation_timing == "before_act"
         b, n, (rows, cols) = batch, self.num_agents, self.shape
@@ -214,77 +224,15 @@ class StagHuntEngine:
 
     def act(self, agents: np.ndarray, actions: np.ndarray) -> np.ndarray:
         """Agent `agents[w]` of every world w does `actions[w]`; returns the attacked target code per world
-        (0 none, else the nearest resource under the beam)."""
-        worlds = np.arange(self.batch)
-        agents, actions = np.asarray(agents, dtype=np.int64), np.asarray(actions, dtype=np.int64)
-        if self.config.payout_timing == "next_act":  # a payout is delivered when its recipient acts
-            self.rewards[worlds, agents] += self.pending[worlds, agents]
-            self.pending[worlds, agents] = 0.0
-        # An attacker's beam stays on the map until it acts again: before acting an agent sees the beams of
-        # everyone who attacked since its last act; at a turn's start everyone sees the last turn's beams.
-        self.beam[worlds, agents] = False
-        targets = np.zeros(self.batch, dtype=np.int64)
-        moving = _TURNS[actions] >= 0
-        if moving.any():
-            self._move(worlds[moving], agents[moving], actions[moving])
-        attacking = ~moving
-        if attacking.any():
-            targets[attacking] = self._attack(worlds[attacking], agents[attacking])
-        return targets
-
-    def _move(self, worlds: np.ndarray, agents: np.ndarray, actions: np.ndarray) -> None:
-        direction = (self.orientations[worlds, agents] + _TURNS[actions]) % NUM_ORIENTATIONS
-        start = self.positions[worlds, agents]
-        target = start + _DELTAS[direction]
-        free = (
-            ~self.walls[target[:, 0], target[:, 1]]
-            & (self.resources[worlds, target[:, 0], target[:, 1]] == NO_RESOURCE)
-            & (self.agent_at[worlds, target[:, 0], target[:, 1]] < 0)
-        )  # a blocked move does nothing, not even turn the agent
-        worlds, agents, start, target = worlds[free], agents[free], start[free], target[free]
-        self.agent_at[worlds, start[:, 0], start[:, 1]] = -1
-        self.agent_at[worlds, target[:, 0], target[:, 1]] = agents
-        self.positions[worlds, agents] = target
-        self.orientations[worlds, agents] = direction[free]
-
-    def _attack(self, worlds: np.ndarray, agents: np.ndarray) -> np.ndarray:
-        """All cells of every attack at once: one attacker per world, so no two hits share a cell and
-        the order of the cells only decides the target (the nearest resource) and where a wall stops a
-        line beam."""
-        rows, cols = self.shape
-        facing = self.orientations[worlds, agents]
-        forward, right = _DELTAS[facing], _DELTAS[(facing + 1) % NUM_ORIENTATIONS]
-        cells = (self.positions[worlds, agents][:, None] + self._attack_forward * forward[:, None]
-                 + self._attack_lateral * right[:, None])  # (k, offsets, 2)  # fmt: skip
-        inside = ((cells >= 0) & (cells < (rows, cols))).all(axis=2)
-        r, c = np.where(inside, cells[..., 0], 0), np.where(inside, cells[..., 1], 0)
-        lit = ~(self.walls[r, c] | ~inside)
-        if self.shape_of_attack.walls_block:
-            lit = np.logical_and.accumulate(lit, axis=1)
-        w, a = np.broadcast_to(worlds[:, None], r.shape), np.broadcast_to(agents[:, None], r.shape)
-        self.beam[w[lit], a[lit], r[lit], c[lit]] = True
-        code = np.where(lit, self.resources[w, r, c], NO_RESOURCE).astype(np.int64)
-        found = code != NO_RESOURCE
-        first = code[np.arange(len(worlds)), found.argmax(axis=1)]  # NO_RESOURCE when nothing was found
-        hit = found & (self.can_hunt[agents][:, None] | ~_NEEDS_HUNTER[code])
-        if hit.any():
-            w, a, r, c, code = w[hit], a[hit], r[hit], c[hit], code[hit]
-            self.damaged_by[w, a, r, c] = True
-            self.health[w, r, c] -= 1
-            dead = self.health[w, r, c] <= 0
-            for world, row, col, kind in zip(w[dead], r[dead], c[dead], code[dead], strict=True):
-                self._kill(int(world), int(row), int(col), int(kind))
-        return first
-
-    def _kill(self, world: int, row: int, col: int, code: int) -> None:
-        damagers = np.flatnonzero(self.damaged_by[world, :, row, col])
-        share = _REWARD[code] / len(damagers)  # split among the agents that damaged it since it last healed
-        target = self.pending if self.config.payout_timing == "next_act" else self.rewards
-        target[world, damagers] += share
-        self.resources[world, row, col] = NO_RESOURCE
-        self.health[world, row, col] = 0
-        self.damaged_by[world, :, row, col] = False
-        self.kills[world, code] += 1
+        (0 none, else the nearest resource under the beam). One compiled call (`_act_worlds`) for the batch."""
+        agents = np.ascontiguousarray(agents, dtype=np.int64)
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        return _act_worlds(
+            agents, actions, self.walls, self.resources, self.health, self.agent_at, self.positions,
+            self.orientations, self.beam, self.damaged_by, self.pending, self.rewards, self.kills,
+            self.can_hunt, self._attack_offsets, self.shape_of_attack.walls_block,
+            self.config.payout_timing == "next_act", _TURNS, _DELTAS, _REWARD, _NEEDS_HUNTER, NO_RESOURCE,
+        )  # fmt: skip
 
     def end_turn(self) -> np.ndarray:
         """Heal every damaged resource by 1, advance the clock; returns the worlds whose episode ended
@@ -307,71 +255,42 @@ class StagHuntEngine:
         radius = self.config.view_radius
         side = 2 * radius + 1
         rows, cols = self.shape
-        self.side, self.padded_cols = side, cols + 2 * radius
         self.crop_cells = side * side
         self.size = len(OBSERVATION_CHANNELS) * self.crop_cells + len(VECTOR_FEATURES)
         if self.config.position_embedding:
             self.size += len(POSITION_FEATURES)
-        offsets = np.add.outer(np.arange(side) * self.padded_cols, np.arange(side)).reshape(-1)
-        self.crop_offsets = offsets
-        self.cell_positions = np.arange(self.crop_cells)
-        padded = (self.batch, rows + 2 * radius, cols + 2 * radius)
-        self._padded_codes = np.full(padded, CHANNEL_INDEX["wall"], dtype=np.int32)
-        self._padded_beam = np.zeros(padded, dtype=bool)
         self._static_codes = np.where(self.walls, CHANNEL_INDEX["wall"], CHANNEL_INDEX["empty"]).astype(
-            np.int32
+            np.int64
         )
-        self._agent_worlds = np.repeat(np.arange(self.batch), self.num_agents)
         self.position_table = position_code(*np.divmod(np.arange(rows * cols), cols), self.shape)
-
-    def _code_grid(self) -> np.ndarray:
-        """(batch, padded rows * padded cols) channel index of every cell (walls outside the map), written
-        into one preallocated padded buffer (the border is set once)."""
-        radius, config = self.config.view_radius, self.config
-        stag = self.resources == STAG.code
-        code = self._padded_codes[:, radius : radius + self.shape[0], radius : radius + self.shape[1]]
-        code[:] = self._static_codes
-        code[stag] = CHANNEL_INDEX["stag"]
-        if config.wounded_stag_channel:
-            code[stag & ((self.health < STAG.health) if self.before_act else self.wounded)] = CHANNEL_INDEX[
-                "wounded_stag"
-            ]
-        code[self.resources == HARE.code] = CHANNEL_INDEX["hare"]
-        first_agent = CHANNEL_INDEX[f"{AGENT_KINDS[0]}_north"]
-        agent_channel = first_agent + self.kind_index[None] * NUM_ORIENTATIONS + self.orientations
-        code[self._agent_worlds, self.positions[..., 0].ravel(), self.positions[..., 1].ravel()] = (
-            agent_channel.ravel()
-        )
-        return self._padded_codes.reshape(self.batch, -1)
 
     def observe(
         self, agents: np.ndarray | None = None, worlds: np.ndarray | None = None
     ) -> SparseObservations:
         """Observations of agent `agents[i]` in world `worlds[i]` (default: every agent of every world,
-        world-major: row = world * agents + agent)."""
+        world-major: row = world * agents + agent). One compiled call (`_observe_rows`)."""
         if agents is None:
             worlds = np.repeat(np.arange(self.batch), self.num_agents)
             agents = np.tile(np.arange(self.num_agents), self.batch)
         elif worlds is None:
             worlds = np.arange(self.batch)
-        worlds, agents = np.asarray(worlds, dtype=np.int64), np.asarray(agents, dtype=np.int64)
-        codes = self._code_grid()
-        radius = self.config.view_radius
-        self._padded_beam[:, radius : radius + self.shape[0], radius : radius + self.shape[1]] = (
-            self.beam.any(axis=1)
-        )
-        beam = self._padded_beam.reshape(self.batch, -1)
+        worlds = np.ascontiguousarray(worlds, dtype=np.int64)
+        agents = np.ascontiguousarray(agents, dtype=np.int64)
+        config = self.config
+        # Which stags show as wounded: before acting, any damage dealt this turn; at the turn's start, the
+        # stags damaged last turn (`end_turn`). Without the channel, none.
+        if not config.wounded_stag_channel:
+            wounded = np.zeros_like(self.wounded)
+        elif self.before_act:
+            wounded = self.health < STAG.health
+        else:
+            wounded = self.wounded
+        indices = _observe_rows(
+            worlds, agents, self._static_codes, self.resources, wounded, self.agent_at, self.beam,
+            self.positions, self.orientations, self.kind_index, config.view_radius, self.size,
+            len(OBSERVATION_CHANNELS) * self.crop_cells, _OBSERVATION_CODES,
+        )  # fmt: skip
         row, col = self.positions[worlds, agents, 0], self.positions[worlds, agents, 1]
-        window = (row * self.padded_cols + col)[:, None] + self.crop_offsets[None]
-        cells = codes[worlds[:, None], window] * self.crop_cells + self.cell_positions
-        lit = beam[worlds[:, None], window]
-        beam_index = np.where(
-            lit, CHANNEL_INDEX["attack_beam"] * self.crop_cells + self.cell_positions, self.size
-        )
-        vector_start = len(OBSERVATION_CHANNELS) * self.crop_cells
-        vector = np.stack([vector_start + self.orientations[worlds, agents],
-                           vector_start + NUM_ORIENTATIONS + self.kind_index[agents]], axis=1)  # fmt: skip
-        indices = np.concatenate([cells, beam_index, vector], axis=1).astype(np.int32)
         return SparseObservations(indices, row * self.shape[1] + col)
 
     def dense_observations(self, sparse: SparseObservations) -> np.ndarray:
@@ -389,3 +308,129 @@ class StagHuntEngine:
 
 
 BatchStagHunt = StagHuntEngine  # its name before issue 20 made it the only engine
+
+
+@njit(cache=True)
+def _act_worlds(agents, actions, walls, resources, health, agent_at, positions, orientations, beam, damaged_by,
+                pending, rewards, kills, can_hunt, offsets, walls_block, pay_on_act, turns, deltas, reward,
+                needs_hunter, none):  # fmt: skip
+    """The rules of one act in every world w (agent `agents[w]`, action `actions[w]`), in place: a payout
+    waiting for the actor is paid (`pay_on_act`), its beam from its last act is cleared; a move turns and
+    steps (a blocked move does nothing, not even turn the agent); an attack lights the shape's cells in
+    order (outside the map or on a wall: unlit, and with `walls_block` every cell after it too), damages
+    every resource under the beam it may hunt, kills those at 0 health (the reward split among the agents
+    that damaged it since it last healed) and returns the first resource code the beam reached (`none`
+    where it reached none). The rule tables come as arguments (`_TURNS`, `_DELTAS`, `_REWARD`,
+    `_NEEDS_HUNTER`), not as globals that a cached compilation would freeze when `rules.py` changes."""
+    rows, cols = walls.shape
+    quarter = deltas.shape[0]
+    targets = np.zeros(agents.shape[0], np.int64)
+    hits = np.empty((offsets.shape[0], 2), np.int64)
+    for w in range(agents.shape[0]):
+        a = agents[w]
+        if pay_on_act:
+            rewards[w, a] += pending[w, a]
+            pending[w, a] = 0.0
+        beam[w, a] = False
+        turn = turns[actions[w]]
+        row, col = positions[w, a, 0], positions[w, a, 1]
+        if turn >= 0:
+            direction = (orientations[w, a] + turn) % quarter
+            r, c = row + deltas[direction, 0], col + deltas[direction, 1]
+            if not walls[r, c] and resources[w, r, c] == none and agent_at[w, r, c] < 0:
+                agent_at[w, row, col] = -1
+                agent_at[w, r, c] = a
+                positions[w, a, 0], positions[w, a, 1] = r, c
+                orientations[w, a] = direction
+            continue
+        facing = orientations[w, a]
+        right = (facing + 1) % quarter
+        first, count, blocked = none, 0, False
+        for i in range(offsets.shape[0]):
+            r = row + offsets[i, 0] * deltas[facing, 0] + offsets[i, 1] * deltas[right, 0]
+            c = col + offsets[i, 0] * deltas[facing, 1] + offsets[i, 1] * deltas[right, 1]
+            lit = 0 <= r < rows and 0 <= c < cols and not walls[r, c]
+            if walls_block:
+                if blocked:
+                    lit = False
+                elif not lit:
+                    blocked = True
+            if not lit:
+                continue
+            beam[w, a, r, c] = True
+            code = resources[w, r, c]
+            if code == none:
+                continue
+            if first == none:
+                first = code
+            if can_hunt[a] or not needs_hunter[code]:
+                hits[count, 0], hits[count, 1] = r, c
+                count += 1
+        for k in range(count):  # every hit is dealt before any resource dies
+            damaged_by[w, a, hits[k, 0], hits[k, 1]] = True
+            health[w, hits[k, 0], hits[k, 1]] -= 1
+        for k in range(count):
+            r, c = hits[k, 0], hits[k, 1]
+            if health[w, r, c] <= 0:
+                code = resources[w, r, c]
+                damagers = 0
+                for m in range(damaged_by.shape[1]):
+                    damagers += damaged_by[w, m, r, c]
+                share = reward[code] / damagers
+                for m in range(damaged_by.shape[1]):
+                    if damaged_by[w, m, r, c]:
+                        if pay_on_act:
+                            pending[w, m] += share
+                        else:
+                            rewards[w, m] += share
+                        damaged_by[w, m, r, c] = False
+                resources[w, r, c] = none
+                health[w, r, c] = 0
+                kills[w, code] += 1
+        targets[w] = first
+    return targets
+
+
+@njit(cache=True)
+def _observe_rows(worlds, agents, static_codes, resources, wounded, agent_at, beam, positions, orientations,
+                  kind_index, radius, size, vector_start, codes):  # fmt: skip
+    """Sparse observation rows: per crop cell (row-major around the agent) its one channel (outside the map a
+    wall; else wall or empty, a stag, a wounded stag where `wounded`, a hare, an agent by kind and
+    orientation: later ones cover earlier ones), per crop cell the attack beam's index or the padding
+    index `size`, then the two own-state features (orientation, kind). `codes`: `_OBSERVATION_CODES`."""
+    wall, stag, wounded_stag, hare, attack_beam = codes[0], codes[1], codes[2], codes[3], codes[4]
+    first_agent, quarter, stag_code, hare_code = codes[5], codes[6], codes[7], codes[8]
+    rows, cols = static_codes.shape
+    side = 2 * radius + 1
+    cells = side * side
+    out = np.empty((worlds.shape[0], 2 * cells + 2), np.int32)
+    for k in range(worlds.shape[0]):
+        w, a = worlds[k], agents[k]
+        top, left = positions[w, a, 0] - radius, positions[w, a, 1] - radius
+        for i in range(side):
+            r = top + i
+            for j in range(side):
+                c = left + j
+                cell = i * side + j
+                lit = False
+                if r < 0 or r >= rows or c < 0 or c >= cols:
+                    code = wall
+                else:
+                    code = static_codes[r, c]
+                    resource = resources[w, r, c]
+                    if resource == stag_code:
+                        code = wounded_stag if wounded[w, r, c] else stag
+                    elif resource == hare_code:
+                        code = hare
+                    other = agent_at[w, r, c]
+                    if other >= 0:
+                        code = first_agent + kind_index[other] * quarter + orientations[w, other]
+                    for m in range(beam.shape[1]):
+                        if beam[w, m, r, c]:
+                            lit = True
+                            break
+                out[k, cell] = code * cells + cell
+                out[k, cells + cell] = attack_beam * cells + cell if lit else size
+        out[k, 2 * cells] = vector_start + orientations[w, a]
+        out[k, 2 * cells + 1] = vector_start + quarter + kind_index[a]
+    return out
