@@ -1,4 +1,4 @@
-"""The stag-hunt engine: the rules over a batch of worlds stepped in lockstep (numpy, no torch, no gymnasium).
+"""The stag-hunt engine: the rules over a batch of worlds stepped in lockstep (numpy and numba, no torch, no gymnasium).
 
 The only engine: training steps 64 worlds at once, the PettingZoo env and the probes a batch of one. The loop
 over agents inside a turn stays (agents act one after the other). An act (`_act_worlds`: moves, attacks,
