@@ -128,7 +128,11 @@ def frontier_target(
             walkable[(r - r0) * width + (c - c0)] = False
     source = (start[0] - r0) * width + (start[1] - c0)
     centre_row, centre_col = origin if centre is None else centre
-    exits = exit_sectors(open_cells.tolist(), width, (centre_row - r0, centre_col - c0)) if exclusive else []
+    exits = (
+        exit_sectors(open_cells, width, (centre_row - r0, centre_col - c0))
+        if exclusive
+        else np.empty(0, np.int64)
+    )
     best, parent = _frontier_search(
         walkable,
         (box == UNKNOWN).ravel(),
@@ -142,7 +146,7 @@ def frontier_target(
         np.array([direction in sector for direction in range(4)], np.bool_),
         sector != ALL_DIRECTIONS,
         exclusive,
-        np.array(exits, np.int64),
+        exits,
         VIEW_SIZE * VIEW_SIZE,
     )
     if best < 0:
@@ -154,42 +158,58 @@ def frontier_target(
     return (best // width + r0, best % width + c0), [(p // width + r0, p % width + c0) for p in path]
 
 
-def exit_sectors(open_cells: list[bool], width: int, centre: tuple[float, float]) -> list[int]:
+def exit_sectors(open_cells: np.ndarray, width: int, centre: tuple[float, float]) -> np.ndarray:
     """Per cell of a box (`open_cells`: known empty, row-major, `width` columns), the sector direction in
     which the shortest way from the centre's disk (Manhattan radius `OWN_RADIUS`) to it leaves the disk;
     -1 inside the disk and for cells not reachable from it. A room behind a corridor belongs to the
     sector the corridor leaves by, wherever the room lies: counted by the cell's own direction, a room
     north-east reached by a corridor going north was east, and the agent searching the east never
-    found the corridor's way in (it starts north)."""
-    size = len(open_cells)
-    crow, ccol = centre
-    labels = [-1] * size
-    seen = [False] * size
-    layer = []
+    found the corridor's way in (it starts north). Compiled (`_exit_labels`)."""
+    return _exit_labels(np.asarray(open_cells, np.bool_), width, float(centre[0]), float(centre[1]))
+
+
+@njit(cache=True)
+def _exit_labels(open_cells, width, crow, ccol):
+    """`exit_sectors`: a breadth-first search out of the disk, layer by layer in ascending cell order, the
+    moves north, south, west, east; a cell takes its parent's label, or its own direction where the parent
+    lies in the disk."""
+    size = open_cells.shape[0]
+    labels = np.full(size, -1, np.int64)
+    seen = np.zeros(size, np.bool_)
+    layer = np.empty(size, np.int64)
+    following = np.empty(size, np.int64)
+    count = 0
     for index in range(size):
-        row, col = divmod(index, width)
+        row, col = index // width, index % width
         if open_cells[index] and abs(row - crow) + abs(col - ccol) <= OWN_RADIUS:
             seen[index] = True
-            layer.append(index)
-    while layer:
-        next_layer = []
-        for here in layer:
+            layer[count] = index
+            count += 1
+    while count:
+        next_count = 0
+        for k in range(count):
+            here = layer[k]
             col = here % width
-            for there, ok in (
-                (here - width, here >= width),
-                (here + width, here + width < size),
-                (here - 1, col > 0),
-                (here + 1, col < width - 1),
-            ):
+            for move in range(4):
+                if move == 0:
+                    there, ok = here - width, here >= width
+                elif move == 1:
+                    there, ok = here + width, here + width < size
+                elif move == 2:
+                    there, ok = here - 1, col > 0
+                else:
+                    there, ok = here + 1, col < width - 1
                 if not ok or seen[there] or not open_cells[there]:
                     continue
                 seen[there] = True
                 label = labels[here]
                 if label < 0:
-                    label = direction_of(divmod(there, width), centre)
+                    label = _direction(there // width - crow, there % width - ccol)
                 labels[there] = label
-                next_layer.append(there)
-        layer = next_layer
+                following[next_count] = there
+                next_count += 1
+        layer, following = following, layer
+        count = next_count
     return labels
 
 

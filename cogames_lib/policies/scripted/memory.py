@@ -17,6 +17,7 @@ an open cell is seen beyond it, and a band is never read as an edge with an open
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from cogames_lib.cvc.observation import CHANNEL, OBJECT_CHANNELS, VIEW_RADIUS, VIEW_SIZE
 
@@ -63,8 +64,7 @@ class MapMemory:
         """Write the window centred on (row, col) into the memory."""
         r0, c0 = row - VIEW_RADIUS, col - VIEW_RADIUS
         r1, c1 = r0 + VIEW_SIZE, c0 + VIEW_SIZE
-        window = (EMPTY + _CODE_OFFSETS @ grid[:_N_OBJECTS].reshape(_N_OBJECTS, -1)).astype(np.int8)
-        window = window.reshape(VIEW_SIZE, VIEW_SIZE)
+        window, changed = _decode(grid, _CODE_OFFSETS, self.kind[r0:r1, c0:c1], EMPTY, WALL)
         if self.forget:
             self.kind.fill(UNKNOWN)
             self.edge, self.open_box = [0, SIZE, 0, SIZE], [SIZE, 0, SIZE, 0]
@@ -73,9 +73,8 @@ class MapMemory:
             self.bounds = [r0, r1, c0, c1]
             self.version += 1
         else:
-            old = self.kind[r0:r1, c0:c1]
             # Newly known obstacles invalidate cached plans; newly known empty cells never do.
-            if ((window >= WALL) & (old != window)).any():
+            if changed:
                 self.version += 1
             bounds = self.bounds
             bounds[0], bounds[1] = min(bounds[0], r0), max(bounds[1], r1)
@@ -98,30 +97,10 @@ class MapMemory:
 
     def _see_edge(self, walls: np.ndarray, r0: int, c0: int) -> None:
         """Drop an edge belief an open cell contradicts; narrow `edge` where the view shows a wall band of
-        `EDGE_BAND` or more at its rim and no open cell is known beyond it."""
-        edge, seen = self.edge, self.open_box
-        full_rows, full_cols = np.asarray(walls.all(axis=1)), np.asarray(walls.all(axis=0))
-        open_rows, open_cols = np.flatnonzero(~full_rows), np.flatnonzero(~full_cols)
-        seen[0], seen[1] = min(seen[0], r0 + int(open_rows[0])), max(seen[1], r0 + int(open_rows[-1]) + 1)
-        seen[2], seen[3] = min(seen[2], c0 + int(open_cols[0])), max(seen[3], c0 + int(open_cols[-1]) + 1)
-        if seen[0] < edge[0]:
-            edge[0] = 0
-        if seen[1] > edge[1]:
-            edge[1] = SIZE
-        if seen[2] < edge[2]:
-            edge[2] = 0
-        if seen[3] > edge[3]:
-            edge[3] = SIZE
-        top, bottom = _band(full_rows), _band(full_rows[::-1])
-        left, right = _band(full_cols), _band(full_cols[::-1])
-        if top >= EDGE_BAND and r0 + top - 1 <= seen[0]:
-            edge[0] = max(edge[0], r0 + top - 1)
-        if bottom >= EDGE_BAND and r0 + VIEW_SIZE - bottom + 1 >= seen[1]:
-            edge[1] = min(edge[1], r0 + VIEW_SIZE - bottom + 1)
-        if left >= EDGE_BAND and c0 + left - 1 <= seen[2]:
-            edge[2] = max(edge[2], c0 + left - 1)
-        if right >= EDGE_BAND and c0 + VIEW_SIZE - right + 1 >= seen[3]:
-            edge[3] = min(edge[3], c0 + VIEW_SIZE - right + 1)
+        `EDGE_BAND` or more at its rim and no open cell is known beyond it (compiled: `_edge_from_view`)."""
+        (e0, e1, e2, e3), (s0, s1, s2, s3) = self.edge, self.open_box
+        result = _edge_from_view(walls, r0, c0, e0, e1, e2, e3, s0, s1, s2, s3, EDGE_BAND, SIZE)
+        self.edge, self.open_box = list(result[:4]), list(result[4:])
 
     def known(self, name: str) -> set[tuple[int, int]]:
         return self.stations[STATION_CODE[name]]
@@ -131,6 +110,76 @@ class MapMemory:
         return self.kind[cell] <= EMPTY
 
 
-def _band(full: np.ndarray) -> int:
-    """How many leading entries of `full` (rows or columns that are all wall, from the view's rim) are true."""
-    return 0 if full.all() else int(np.argmin(full))  # all wall: no view shows that, so no evidence
+@njit(cache=True)
+def _decode(grid, offsets, old, empty, wall):
+    """The window's cell codes (`EMPTY` plus the code offset of its object channels, as int8) and whether a
+    wall or station appears where `old` (the memory's cells there) showed something else."""
+    size = grid.shape[1]
+    window = np.empty((size, size), np.int8)
+    changed = False
+    for i in range(size):
+        for j in range(size):
+            code = empty
+            for channel in range(offsets.shape[0]):
+                code += offsets[channel] * grid[channel, i, j]
+            window[i, j] = code
+            if window[i, j] >= wall and old[i, j] != window[i, j]:
+                changed = True
+    return window, changed
+
+
+@njit(cache=True)
+def _edge_from_view(walls, r0, c0, e0, e1, e2, e3, s0, s1, s2, s3, band, size):
+    """`MapMemory._see_edge` on plain numbers: the new (edge, open box) after a view whose walls are `walls`
+    (its top-left cell at (r0, c0)). A band is the count of full wall rows (columns) from the view's rim,
+    0 when the whole view is walls (no view shows that, so no evidence)."""
+    rows, cols = walls.shape
+    full_rows = np.ones(rows, np.bool_)
+    full_cols = np.ones(cols, np.bool_)
+    for i in range(rows):
+        for j in range(cols):
+            if not walls[i, j]:
+                full_rows[i] = False
+                full_cols[j] = False
+    first_row, last_row, first_col, last_col = -1, -1, -1, -1
+    for i in range(rows):
+        if not full_rows[i]:
+            if first_row < 0:
+                first_row = i
+            last_row = i
+    for j in range(cols):
+        if not full_cols[j]:
+            if first_col < 0:
+                first_col = j
+            last_col = j
+    s0, s1 = min(s0, r0 + first_row), max(s1, r0 + last_row + 1)
+    s2, s3 = min(s2, c0 + first_col), max(s3, c0 + last_col + 1)
+    if s0 < e0:
+        e0 = 0
+    if s1 > e1:
+        e1 = size
+    if s2 < e2:
+        e2 = 0
+    if s3 > e3:
+        e3 = size
+    top, bottom = _leading(full_rows, False), _leading(full_rows, True)
+    left, right = _leading(full_cols, False), _leading(full_cols, True)
+    if top >= band and r0 + top - 1 <= s0:
+        e0 = max(e0, r0 + top - 1)
+    if bottom >= band and r0 + rows - bottom + 1 >= s1:
+        e1 = min(e1, r0 + rows - bottom + 1)
+    if left >= band and c0 + left - 1 <= s2:
+        e2 = max(e2, c0 + left - 1)
+    if right >= band and c0 + cols - right + 1 >= s3:
+        e3 = min(e3, c0 + cols - right + 1)
+    return e0, e1, e2, e3, s0, s1, s2, s3
+
+
+@njit(cache=True)
+def _leading(full, backwards):
+    """How many leading entries of `full` (from the end when `backwards`) are true; 0 when all are."""
+    n = full.shape[0]
+    for k in range(n):
+        if not full[n - 1 - k if backwards else k]:
+            return k
+    return 0
