@@ -16,8 +16,11 @@ from cogames_lib.policies.scripted.navigation import Navigator
 from cogames_lib.policies.scripted.planning import Cell
 from cogames_lib.policies.scripted.skills import Skills
 
-CHARGE_TARGET = rules.ENERGY_CAPACITY - rules.CHARGER_ENERGY_GAIN  # one more use would waste energy
 ENERGY_MARGIN = 6
+# Charge until the tank is (nearly) full, even if the last use overflows: where energy does not refill, the
+# tank is what ends each search excursion from a charger, and a use is one step (docs/cvc_scripted.md,
+# "Energy"; it was CAPACITY - GAIN, one use short, until 27 Nov).
+CHARGE_TARGET = rules.ENERGY_CAPACITY - ENERGY_MARGIN
 THRIFTY_BELOW = 40  # with finite energy and less than this, wait for a teammate instead of side-stepping
 EXPLORE_SLACK = 6  # steps of wandering we keep energy for beyond the way back to a charger
 # Arriving at a charger needs the energy of the use itself (a use is charged like any station's).
