@@ -44,7 +44,7 @@ from numba import njit
 
 from cogames_lib.cvc.observation import VIEW_RADIUS, VIEW_SIZE
 from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
-from cogames_lib.policies.scripted.planning import Cell
+from cogames_lib.policies.scripted.planning import Cell, box_step
 
 TRAVEL_OVERHEAD = 3  # steps added to every path length (see the module docstring; 6 until the seventh pass)
 ORIGIN_WEIGHT = 0.05  # steps charged per cell of distance from the spawn (0.2 slowed far searches) ...
@@ -189,16 +189,8 @@ def _exit_labels(open_cells, width, crow, ccol):
         next_count = 0
         for k in range(count):
             here = layer[k]
-            col = here % width
             for move in range(4):
-                if move == 0:
-                    there, ok = here - width, here >= width
-                elif move == 1:
-                    there, ok = here + width, here + width < size
-                elif move == 2:
-                    there, ok = here - 1, col > 0
-                else:
-                    there, ok = here + 1, col < width - 1
+                there, ok = box_step(here, move, width, size)
                 if not ok or seen[there] or not open_cells[there]:
                     continue
                 seen[there] = True
@@ -244,16 +236,8 @@ def _frontier_search(
         next_count = 0
         for k in range(count):
             here = layer[k]
-            col = here % width
             for move in range(4):
-                if move == 0:
-                    there, ok = here - width, here >= width
-                elif move == 1:
-                    there, ok = here + width, here + width < size
-                elif move == 2:
-                    there, ok = here - 1, col > 0
-                else:
-                    there, ok = here + 1, col < width - 1
+                there, ok = box_step(here, move, width, size)
                 if not ok or parent[there] != -2:
                     continue
                 if unknown[there]:

@@ -38,7 +38,6 @@ _CODE_OFFSETS = np.array(
     ],
     dtype=np.int16,
 )
-_N_OBJECTS = len(OBJECT_CHANNELS)
 _AGENT, _VIBE = CHANNEL["agent"], CHANNEL["agent_vibe"]
 _CLIPPED, _USES, _STOCK = CHANNEL["clipped"], CHANNEL["uses_left"], CHANNEL["stock"]
 

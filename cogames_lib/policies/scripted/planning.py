@@ -85,6 +85,21 @@ def bfs(
 
 
 @njit(cache=True)
+def box_step(here, move, width, size):
+    """One move (0-3: north, south, west, east) from flat cell `here` of a row-major box of `width` columns
+    and `size` cells: (the cell it reaches, whether that cell is in the box). A west or east move is checked
+    by the column, or it would wrap to the neighbouring row. The one move rule of the compiled searches."""
+    if move == 0:
+        return here - width, here >= width
+    if move == 1:
+        return here + width, here + width < size
+    col = here % width
+    if move == 2:
+        return here - 1, col > 0
+    return here + 1, col < width - 1
+
+
+@njit(cache=True)
 def _layered_search(walkable, is_goal, width, source, step_order, all_ties):
     """The search of `bfs`, layer by layer from `source`, the moves in `step_order` (indices into north,
     south, west, east): (the first goal met or -1, the goals of the first layer that holds any when
@@ -101,20 +116,9 @@ def _layered_search(walkable, is_goal, width, source, step_order, all_ties):
         next_count = 0
         for k in range(count):
             here = frontier[k]
-            col = here % width
             for move in step_order:
-                if move == 0:
-                    there, col_change = here - width, 0
-                elif move == 1:
-                    there, col_change = here + width, 0
-                elif move == 2:
-                    there, col_change = here - 1, -1
-                else:
-                    there, col_change = here + 1, 1
-                # The column check: a west or east move would otherwise wrap to the neighbouring row.
-                if not 0 <= col + col_change < width:
-                    continue
-                if 0 <= there < size and parent[there] == -2 and walkable[there]:
+                there, inside = box_step(here, move, width, size)
+                if inside and parent[there] == -2 and walkable[there]:
                     parent[there] = here
                     if is_goal[there]:
                         if not all_ties:
