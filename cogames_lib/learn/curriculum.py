@@ -53,6 +53,7 @@ from dataclasses import asdict, dataclass, replace
 from types import MappingProxyType
 
 import numpy as np
+from numba import njit
 
 from cogames_lib.cvc import rules
 from cogames_lib.cvc.batch import SlotArrays, WorldSpec
@@ -122,7 +123,8 @@ ASSEMBLY_POTENTIAL: MappingProxyType[str, float] = MappingProxyType(
     }
 )
 _RECIPE_ITEMS = [rules.ITEM_INDEX[resource] for resource in rules.RESOURCES]
-_DEPOSIT_VIBES = [rules.VIBE_INDEX[vibe] for vibe in sorted(rules.HEART_CHEST_DEPOSIT_VIBES)]
+_DEPOSIT_VIBE = np.zeros(len(rules.VIBES), bool)  # vibe index -> whether it deposits a heart
+_DEPOSIT_VIBE[[rules.VIBE_INDEX[vibe] for vibe in rules.HEART_CHEST_DEPOSIT_VIBES]] = True
 # The assembler channel of the four cells next to the agent (north, south, west, east).
 BESIDE_ASSEMBLER = (
     slice(None),
@@ -140,7 +142,7 @@ def assembly_potential(batch: SlotArrays) -> np.ndarray:
     beside = showing & batch.grids[BESIDE_ASSEMBLER].any(axis=1)
     hearts = selves[:, rules.HEART]
     world_heart = np.maximum.reduceat(hearts, batch.first_slot)[batch.slot_world] > 0
-    ready = (hearts > 0) & np.isin(vibe, _DEPOSIT_VIBES)
+    ready = (hearts > 0) & _DEPOSIT_VIBE[vibe]
     weights = ASSEMBLY_POTENTIAL
     return (
         weights["heart_a_with_recipe"] * showing
@@ -225,7 +227,7 @@ class Shaper:
 
     def __init__(self, config: ShapingConfig, gamma: float, batch: SlotArrays) -> None:
         self.config, self.gamma = config, float(gamma)
-        self.visited: list[set[int]] = [set() for _ in range(batch.num_slots)]
+        self.visited = np.zeros((batch.num_slots, 1), np.bool_)  # (slot, cell): entered in this episode
         self.item_high = batch.selves[:, : len(rules.ITEMS)].astype(np.int64)
         self.potential = assembly_potential(batch)
 
@@ -245,11 +247,12 @@ class Shaper:
                 if unsolved is None:
                     raise ParameterError("shaping: novelty_gate needs each slot's unsolved rate")
                 scale = unsolved
-            for slot, position in enumerate(batch.positions.tolist()):
-                seen = self.visited[slot]
-                if position not in seen:
-                    seen.add(position)
-                    bonus[slot] += novelty * scale[slot]
+            positions = batch.positions
+            if positions.max() >= self.visited.shape[1]:  # a larger map than any so far: widen the table
+                wider = np.zeros((batch.num_slots, 2 * int(positions.max()) + 1), np.bool_)
+                wider[:, : self.visited.shape[1]] = self.visited
+                self.visited = wider
+            _add_novelty(positions, self.visited, np.float32(novelty), scale, bonus)
         if self.config.pickup > 0:
             bonus += self.config.pickup * (batch.items > self.item_high).sum(axis=1)
             np.maximum(self.item_high, batch.items, out=self.item_high)
@@ -257,7 +260,17 @@ class Shaper:
             now = assembly_potential(batch)
             bonus += self.config.assembly * (self.gamma * np.where(done, 0.0, now) - self.potential)
             self.potential = now
-        for slot in np.flatnonzero(done).tolist():
-            self.visited[slot].clear()
-            self.item_high[slot] = batch.selves[slot, : len(rules.ITEMS)]
+        ended = np.flatnonzero(done)
+        self.visited[ended] = False
+        self.item_high[ended] = batch.selves[ended, : len(rules.ITEMS)]
         return bonus
+
+
+@njit(cache=True)
+def _add_novelty(positions, visited, novelty, scale, bonus):
+    """`novelty * scale[slot]` to each slot whose cell is new in its episode (marked in `visited`)."""
+    for slot in range(positions.shape[0]):
+        position = positions[slot]
+        if not visited[slot, position]:
+            visited[slot, position] = True
+            bonus[slot] += novelty * scale[slot]

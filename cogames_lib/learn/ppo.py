@@ -136,7 +136,7 @@ class SeedTrainer:
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(self.seed)
         self.network = LearnedNetwork(config.network).to(self.device)
-        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5)
+        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
         counts = config.agent_counts()
         self.curriculum = Curriculum(config.curriculum, counts, self.seed, config.map_symmetries)
         self.batch = make_world_batch(counts, self.curriculum.next_episode, config.collect_workers)
