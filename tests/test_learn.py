@@ -23,7 +23,7 @@ from cogames_lib.learn.curriculum import (
     Shaper,
     ShapingConfig,
 )
-from cogames_lib.learn.ppo import PPOConfig, SeedTrainer, checkpoint_steps, train_seed
+from cogames_lib.learn.ppo import PPOConfig, SeedTrainer, checkpoint_steps, sample_actions, train_seed
 from cogames_lib.learn.runs import RUN_FILE, run_checkpoints, train_run
 from cogames_lib.policies import resolve_policy
 from cogames_lib.policies.learned import (
@@ -581,9 +581,23 @@ def test_compiled_bag_gradient_equals_torch_and_repeats_bit_for_bit(seed: int) -
 
     rng_table = rng.standard_normal((table_rows, width)).astype(np.float32)
     compiled = table_gradient(lambda table: bag_sum(table, rows, offsets))
-    reference = table_gradient(lambda table: torch.nn.functional.embedding_bag(rows, table, offsets, mode="sum"))
+    reference = table_gradient(
+        lambda table: torch.nn.functional.embedding_bag(rows, table, offsets, mode="sum")
+    )
     torch.testing.assert_close(compiled, reference, rtol=1e-6, atol=1e-6)
     assert torch.equal(compiled, table_gradient(lambda table: bag_sum(table, rows, offsets)))
     with torch.no_grad():
         torch.testing.assert_close(bag_sum(torch.from_numpy(rng_table), rows, offsets),
                                    torch.nn.functional.embedding_bag(rows, torch.from_numpy(rng_table), offsets, mode="sum"))  # fmt: skip
+
+
+def test_rollout_sampler_draws_each_action_at_its_probability() -> None:
+    probabilities = np.array([0.5, 0.0, 0.2, 0.3], np.float32)
+    with np.errstate(divide="ignore"):
+        rows = np.log(np.tile(probabilities, (40_000, 1)))  # log(0) = -inf: that action is never drawn
+    drawn = sample_actions(rows, np.random.default_rng(1))
+    frequencies = np.bincount(drawn, minlength=4) / len(drawn)
+    assert frequencies[1] == 0
+    np.testing.assert_allclose(frequencies, probabilities, atol=0.01)  # 4 standard errors at 40,000 draws
+    assert np.array_equal(drawn, sample_actions(rows, np.random.default_rng(1)))
+    assert not np.array_equal(drawn, sample_actions(rows, np.random.default_rng(2)))

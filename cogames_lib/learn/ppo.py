@@ -114,6 +114,14 @@ def _gather_bags(rows: np.ndarray, starts: np.ndarray, counts: np.ndarray, chose
     return rows[index], offsets
 
 
+def sample_actions(log_probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row drawn from its (rows, actions) log-probabilities by the inverse of the cumulative
+    distribution: one uniform draw per row (cheaper than `torch.multinomial` on the rollout's small batches)."""
+    cumulative = np.cumsum(np.exp(log_probabilities), axis=1)
+    draws = rng.random(len(cumulative)) * cumulative[:, -1]
+    return np.minimum((cumulative <= draws[:, None]).sum(axis=1), cumulative.shape[1] - 1)
+
+
 class SeedTrainer:
     """One training seed: `update()` runs one rollout of every slot and the PPO epochs on it.
 
@@ -133,10 +141,11 @@ class SeedTrainer:
             torch.set_num_threads(config.threads)
         torch.manual_seed(self.seed)
         self.device = torch.device(device)
-        self.generator = torch.Generator(device=self.device)
-        self.generator.manual_seed(self.seed)
+        self.sampler = np.random.default_rng([self.seed, 0x5A4D])  # the rollout's action draws
         self.network = LearnedNetwork(config.network).to(self.device)
-        self.optimizer = torch.optim.Adam(self.network.parameters(), lr=config.learning_rate, eps=1e-5, fused=True)
+        self.optimizer = torch.optim.Adam(
+            self.network.parameters(), lr=config.learning_rate, eps=1e-5, fused=True
+        )
         counts = config.agent_counts()
         self.curriculum = Curriculum(config.curriculum, counts, self.seed, config.map_symmetries)
         self.batch = make_world_batch(counts, self.curriculum.next_episode, config.collect_workers)
@@ -187,16 +196,15 @@ class SeedTrainer:
             current_self = self_features(batch.selves, self.previous_action)
             with torch.no_grad():
                 logits, value = network(tensor(rows), tensor(offsets), tensor(current_self))
+                log_softmax = torch.log_softmax(logits, -1).cpu().numpy()
             values[t] = value.cpu().numpy()
             if t == length:
                 break
-            with torch.no_grad():
-                chosen = torch.multinomial(torch.softmax(logits, -1), 1, generator=self.generator).squeeze(-1)
-                log_prob = torch.log_softmax(logits, -1).gather(1, chosen[:, None]).squeeze(-1)
-            action = chosen.cpu().numpy()
+            action = sample_actions(log_softmax, self.sampler)
             grid_list.append(rows)
             count_list.append(np.diff(np.append(offsets, len(rows))))
-            self_rows[t], actions[t], log_probs[t] = current_self, action, log_prob.cpu().numpy()
+            self_rows[t], actions[t] = current_self, action
+            log_probs[t] = log_softmax[np.arange(slots), action]
             unsolved = (  # of the episodes this step belongs to: read before the auto-resets
                 self.curriculum.unsolved(batch.specs, batch.slot_world)
                 if config.shaping.novelty_gate

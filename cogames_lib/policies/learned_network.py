@@ -1,7 +1,7 @@
 """The learned policy's network in torch (imported only by the trainer and by tests: it starts torch).
 
-Sparse first layer (`EmbeddingBag` sums over the grid's non-zero features and the 10 self-vector rows,
-autograd included), then one hidden layer, then an 18-way policy head and a value head, both on the same
+Sparse first layer (`EmbeddingBag` tables summed over the grid's non-zero features and the 10 self-vector
+rows; on the CPU their gradient is one compiled scatter, `bag_sum`), then one hidden layer, then an 18-way policy head and a value head, both on the same
 body (CleanRL's shared-trunk variant). `NumpyNetwork` in `learned.py` is the same forward pass in numpy.
 """
 
@@ -37,13 +37,13 @@ class _SumBag(torch.autograd.Function):
     sort-then-sum (`_embedding_bag_dense_backward` sorts every index first: most of the learner's time)."""
 
     @staticmethod
-    def forward(ctx, table: torch.Tensor, rows: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+    def forward(ctx, table: torch.Tensor, rows: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
         ctx.save_for_backward(rows, offsets)
         ctx.num_rows = table.shape[0]
         return nn.functional.embedding_bag(rows, table, offsets, mode="sum")
 
     @staticmethod
-    def backward(ctx, gradient: torch.Tensor):  # type: ignore[override]
+    def backward(ctx, gradient: torch.Tensor):
         rows, offsets = ctx.saved_tensors
         table = _scatter_bag_gradient(
             rows.numpy(), offsets.numpy(), np.ascontiguousarray(gradient.numpy()), ctx.num_rows
