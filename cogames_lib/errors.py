@@ -35,6 +35,10 @@ class DataFileError(CogamesLibError, ValueError):
     """An input data file (task definitions, probe CSV, orientation file...) is malformed."""
 
 
+class TrainingError(CogamesLibError, RuntimeError):
+    """A training run cannot go on (its policy's numbers are no longer finite)."""
+
+
 class TaskError(CogamesLibError):
     """A task fanned out by `cogames_lib.parallel` crashed (raised, or its worker process died).
 

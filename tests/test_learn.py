@@ -14,7 +14,7 @@ from cogames_lib.cvc import rules
 from cogames_lib.cvc.batch import WorldBatch, WorldSpec
 from cogames_lib.cvc.observation import GRID_CHANNELS
 from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic, make_env
-from cogames_lib.errors import DataFileError, ParameterError, PolicyLoadError, UnknownNameError
+from cogames_lib.errors import DataFileError, ParameterError, PolicyLoadError, TrainingError, UnknownNameError
 from cogames_lib.learn.curriculum import (
     NO_SHAPING,
     SUCCESS_MEMORY,
@@ -601,3 +601,10 @@ def test_rollout_sampler_draws_each_action_at_its_probability() -> None:
     np.testing.assert_allclose(frequencies, probabilities, atol=0.01)  # 4 standard errors at 40,000 draws
     assert np.array_equal(drawn, sample_actions(rows, np.random.default_rng(1)))
     assert not np.array_equal(drawn, sample_actions(rows, np.random.default_rng(2)))
+
+
+def test_rollout_sampler_refuses_non_finite_probabilities() -> None:
+    rows = np.zeros((3, 18), np.float32)
+    rows[1, 4] = np.nan
+    with pytest.raises(TrainingError, match="training diverged"):
+        sample_actions(rows, np.random.default_rng(0))

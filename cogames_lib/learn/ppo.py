@@ -24,7 +24,7 @@ import numpy as np
 
 from cogames_lib.cvc.batch_processes import make_world_batch
 from cogames_lib.diagnostics.mirrors import symmetry_kinds
-from cogames_lib.errors import ParameterError
+from cogames_lib.errors import ParameterError, TrainingError
 from cogames_lib.learn.curriculum import AGENT_COUNTS, Curriculum, Shaper, ShapingConfig, default_curriculum
 from cogames_lib.policies.learned import (
     NO_PREVIOUS_ACTION,
@@ -118,6 +118,13 @@ def sample_actions(log_probabilities: np.ndarray, rng: np.random.Generator) -> n
     """One action per row drawn from its (rows, actions) log-probabilities by the inverse of the cumulative
     distribution: one uniform draw per row (cheaper than `torch.multinomial` on the rollout's small batches)."""
     cumulative = np.cumsum(np.exp(log_probabilities), axis=1)
+    if not np.isfinite(
+        cumulative[:, -1]
+    ).all():  # torch.multinomial refused these too: say so, never act on them
+        raise TrainingError(
+            "training diverged: the policy's action probabilities are not finite (NaN or inf logits); "
+            "lower PPOConfig.learning_rate or check the reward scale"
+        )
     draws = rng.random(len(cumulative)) * cumulative[:, -1]
     return np.minimum((cumulative <= draws[:, None]).sum(axis=1), cumulative.shape[1] - 1)
 
