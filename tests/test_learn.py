@@ -608,3 +608,14 @@ def test_rollout_sampler_refuses_non_finite_probabilities() -> None:
     rows[1, 4] = np.nan
     with pytest.raises(TrainingError, match="training diverged"):
         sample_actions(rows, np.random.default_rng(0))
+
+
+def test_minibatch_bags_gather_each_chosen_samples_rows_in_order() -> None:
+    from cogames_lib.learn.ppo import _gather_bags
+
+    counts = np.array([3, 0, 2, 4], np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+    rows = np.arange(100, 100 + counts.sum(), dtype=np.int64)  # sample 0: 100-102, 2: 103-104, 3: 105-108
+    gathered, offsets = _gather_bags(rows, starts, counts, np.array([3, 1, 0, 2], np.int64))
+    assert gathered.tolist() == [105, 106, 107, 108, 100, 101, 102, 103, 104]
+    assert offsets.tolist() == [0, 4, 4, 7]

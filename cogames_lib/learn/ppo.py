@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from cogames_lib.cvc.batch_processes import make_world_batch
 from cogames_lib.diagnostics.mirrors import symmetry_kinds
@@ -105,13 +106,21 @@ def checkpoint_steps(total_steps: int, checkpoints: int) -> list[int]:
     return sorted({round(total_steps * i / checkpoints) for i in range(checkpoints + 1)})
 
 
-def _gather_bags(rows: np.ndarray, starts: np.ndarray, counts: np.ndarray, chosen: np.ndarray):
-    """The bag rows and offsets of the samples `chosen` from a rollout's concatenated rows."""
-    lengths = counts[chosen]
-    offsets = np.zeros(len(chosen), np.int64)
-    np.cumsum(lengths[:-1], out=offsets[1:])
-    index = np.repeat(starts[chosen] - offsets, lengths) + np.arange(int(lengths.sum()))
-    return rows[index], offsets
+@njit(cache=True)
+def _gather_bags(rows, starts, counts, chosen):
+    """The bag rows and offsets of the samples `chosen` from a rollout's concatenated rows (compiled: one
+    pass instead of numpy's repeat, arange and fancy index over about 90,000 rows per minibatch)."""
+    offsets = np.empty(len(chosen), np.int64)
+    total = 0
+    for i in range(len(chosen)):
+        offsets[i] = total
+        total += counts[chosen[i]]
+    gathered = np.empty(total, rows.dtype)
+    for i in range(len(chosen)):
+        start, at = starts[chosen[i]], offsets[i]
+        for k in range(counts[chosen[i]]):
+            gathered[at + k] = rows[start + k]
+    return gathered, offsets
 
 
 def sample_actions(log_probabilities: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -201,7 +210,7 @@ class SeedTrainer:
                 frames = self.stack.push(batch.grids, self.restart)
             rows, offsets = grid_features(frames)
             current_self = self_features(batch.selves, self.previous_action)
-            with torch.no_grad():
+            with torch.inference_mode():  # cheaper than no_grad: no version counters on the rollout's tensors
                 logits, value = network(tensor(rows), tensor(offsets), tensor(current_self))
                 log_softmax = torch.log_softmax(logits, -1).cpu().numpy()
             values[t] = value.cpu().numpy()
