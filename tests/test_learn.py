@@ -619,3 +619,16 @@ def test_minibatch_bags_gather_each_chosen_samples_rows_in_order() -> None:
     gathered, offsets = _gather_bags(rows, starts, counts, np.array([3, 1, 0, 2], np.int64))
     assert gathered.tolist() == [105, 106, 107, 108, 100, 101, 102, 103, 104]
     assert offsets.tolist() == [0, 4, 4, 7]
+
+
+def test_a_seed_trains_the_same_alone_or_beside_other_seeds(tiny_run: Path, tmp_path: Path) -> None:
+    """A run of several seeds may be split over processes (one command per group of seeds): each seed's
+    weights do not depend on which seeds train beside it."""
+    train_run(TINY, [1], tmp_path, checkpoints=2, command="test")
+    for (_, step, beside), (_, alone_step, alone) in zip(
+        [c for c in run_checkpoints(tiny_run) if c[0] == 1], run_checkpoints(tmp_path), strict=True
+    ):
+        assert step == alone_step
+        weights = torch.load(beside, weights_only=True)["state_dict"]
+        for name, tensor in torch.load(alone, weights_only=True)["state_dict"].items():
+            assert torch.equal(tensor, weights[name]), (step, name)
