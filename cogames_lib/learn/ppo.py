@@ -127,9 +127,8 @@ def sample_actions(log_probabilities: np.ndarray, rng: np.random.Generator) -> n
     """One action per row drawn from its (rows, actions) log-probabilities by the inverse of the cumulative
     distribution: one uniform draw per row (cheaper than `torch.multinomial` on the rollout's small batches)."""
     cumulative = np.cumsum(np.exp(log_probabilities), axis=1)
-    if not np.isfinite(
-        cumulative[:, -1]
-    ).all():  # torch.multinomial refused these too: say so, never act on them
+    # torch.multinomial refused non-finite probabilities too: say so, never act on them
+    if not np.isfinite(cumulative[:, -1]).all():
         raise TrainingError(
             "training diverged: the policy's action probabilities are not finite (NaN or inf logits); "
             "lower PPOConfig.learning_rate or check the reward scale"
@@ -212,10 +211,11 @@ class SeedTrainer:
             current_self = self_features(batch.selves, self.previous_action)
             with torch.inference_mode():  # cheaper than no_grad: no version counters on the rollout's tensors
                 logits, value = network(tensor(rows), tensor(offsets), tensor(current_self))
-                log_softmax = torch.log_softmax(logits, -1).cpu().numpy()
             values[t] = value.cpu().numpy()
             if t == length:
                 break
+            with torch.inference_mode():
+                log_softmax = torch.log_softmax(logits, -1).cpu().numpy()
             action = sample_actions(log_softmax, self.sampler)
             grid_list.append(rows)
             count_list.append(np.diff(np.append(offsets, len(rows))))

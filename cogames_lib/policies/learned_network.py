@@ -1,8 +1,9 @@
 """The learned policy's network in torch (imported only by the trainer and by tests: it starts torch).
 
 Sparse first layer (`EmbeddingBag` tables summed over the grid's non-zero features and the 10 self-vector
-rows; on the CPU their gradient is one compiled scatter, `bag_sum`), then one hidden layer, then an 18-way policy head and a value head, both on the same
-body (CleanRL's shared-trunk variant). `NumpyNetwork` in `learned.py` is the same forward pass in numpy.
+rows; on the CPU their gradient is one compiled scatter, `bag_sum`), then one hidden layer, then an 18-way
+policy head and a value head, both on the same body (CleanRL's shared-trunk variant). `NumpyNetwork` in
+`learned.py` is the same forward pass in numpy.
 """
 
 from __future__ import annotations
