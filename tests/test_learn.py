@@ -632,3 +632,20 @@ def test_a_seed_trains_the_same_alone_or_beside_other_seeds(tiny_run: Path, tmp_
         weights = torch.load(beside, weights_only=True)["state_dict"]
         for name, tensor in torch.load(alone, weights_only=True)["state_dict"].items():
             assert torch.equal(tensor, weights[name]), (step, name)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_training_runs_and_its_checkpoint_plays_on_the_cpu(tmp_path: Path) -> None:
+    """`--device cuda` just works: two runs of one seed agree up to float rounding (the table gradient
+    falls back to torch's `EmbeddingBag`, whose CUDA backward adds atomically), the weights stay finite,
+    and the checkpoint, saved from the GPU, plays through the CPU episode runner."""
+    runs = []
+    for name in ("a", "b"):
+        train_run(TINY, [0], tmp_path / name, checkpoints=1, command="test", device="cuda")
+        runs.append(torch.load(run_checkpoints(tmp_path / name)[-1][2], weights_only=True))
+    for key, value in runs[0]["state_dict"].items():
+        assert value.device.type == "cpu" and torch.isfinite(value).all(), key
+        assert torch.allclose(value, runs[1]["state_dict"][key], atol=1e-3, rtol=1e-3), key
+    final = run_checkpoints(tmp_path / "a")[-1][2]
+    episode = run_episode(f"learned:{final}", "chest_deposit_near", 1, seed=5)
+    assert episode["error"] == "" and episode["status"] in ("SUCCESS", "TIMED_OUT")
