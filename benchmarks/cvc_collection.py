@@ -9,15 +9,20 @@ One thread per process. Rows:
 - `WorldBatch + features`: plus the network's sparse input rows (`grid_features`, `self_features`, computed
   in the calling process);
 and, with `--train`, `PPO end to end`: `learn.ppo.train_seed` with the default config (collection, forward,
-updates), its worlds stepped by `collect_workers` = each N.
+updates), its worlds stepped by `collect_workers` = each N; with `--run-seeds S`, `PPO run, S seeds, W
+processes`: `learn.runs.train_run` of seeds 0..S-1 for `--train` agent-steps each, dealt to W processes (each
+of `--run-workers`), agent-steps of all seeds per second of wall clock (process starts included): what the
+machine delivers to a run of several seeds.
 The worlds are the trainer's default mix: 48 one-agent, 12 two-agent and 6 four-agent worlds drawing
 normal-tier diagnostics. Targets (issue 19): collection >= 300,000 agent-steps/s, training >= 30,000.
 Usage: python benchmarks/cvc_collection.py [--steps N] [--warmup N] [--train STEPS] [--workers N [N ...]] [--worlds N1 N2 N4]
+       [--run-seeds S --run-workers W [W ...]]
 """
 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from dataclasses import replace
 
@@ -29,6 +34,7 @@ from cogames_lib.cvc.batch_processes import ProcessWorldBatch, make_world_batch
 from cogames_lib.diagnostics import make_env
 from cogames_lib.learn.curriculum import Curriculum
 from cogames_lib.learn.ppo import PPOConfig, train_seed
+from cogames_lib.learn.runs import train_run
 from cogames_lib.policies.learned import NO_PREVIOUS_ACTION, FrameStack, grid_features, self_features
 
 
@@ -89,6 +95,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1], help="collection processes (each N)")
     parser.add_argument("--worlds", type=int, nargs=3, default=None, metavar=("N1", "N2", "N4"),
                         help="worlds with 1, 2 and 4 agents (default: the trainer's 48 12 6)")  # fmt: skip
+    parser.add_argument("--run-seeds", type=int, default=0, help="also time a run of this many seeds")
+    parser.add_argument(
+        "--run-workers", type=int, nargs="+", default=[1, 2], help="processes of that run (each W)"
+    )
     args = parser.parse_args()
     config = PPOConfig() if args.worlds is None else PPOConfig(worlds=tuple(args.worlds))
     print(f"{'path':<36} {'agent-steps/s':>14}")
@@ -109,6 +119,18 @@ def main() -> None:
             result = train_seed(replace(config, total_steps=args.train, collect_workers=workers), 0)
             name = "PPO end to end" + ("" if workers == 1 else f", {workers} collect workers")
             print(f"{name:<36} {result.steps / result.seconds:>14,.0f}")
+        for workers in args.run_workers if args.run_seeds else []:
+            with tempfile.TemporaryDirectory() as run_dir:
+                started = time.perf_counter()
+                record = train_run(
+                    replace(config, total_steps=args.train),
+                    range(args.run_seeds),
+                    run_dir,
+                    1,
+                    workers=workers,
+                )
+                rate = record["total_steps"] / (time.perf_counter() - started)
+            print(f"{f'PPO run, {args.run_seeds} seeds, {workers} processes':<36} {rate:>14,.0f}")
 
 
 if __name__ == "__main__":

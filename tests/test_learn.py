@@ -76,6 +76,30 @@ def test_a_20k_step_run_writes_run_json_and_checkpoints(tiny_run: Path) -> None:
         assert (tiny_run / run["final_checkpoint"]).is_file()
 
 
+def test_seeds_dealt_to_worker_processes_train_the_same_checkpoints(tiny_run: Path, tmp_path: Path) -> None:
+    """`workers=2` trains seed 0 and seed 1 in two processes: the same checkpoints, bit for bit, and the same
+    logs as the one-process run beside it; run.json lists the seeds in the order given."""
+    record = train_run(TINY, [0, 1], tmp_path, checkpoints=2, command="test", workers=2)
+    assert record["workers"] == 2 and [run["seed"] for run in record["runs"]] == [0, 1]
+    assert json.loads((tmp_path / RUN_FILE).read_text())["total_steps"] == record["total_steps"]
+    one_process = json.loads((tiny_run / RUN_FILE).read_text())
+    assert record["total_steps"] == one_process["total_steps"]
+    for ours, theirs in zip(record["runs"], one_process["runs"], strict=True):
+        assert ours["checkpoint_steps"] == theirs["checkpoint_steps"]
+        strip = [{k: v for k, v in e.items() if k != "seconds"} for e in ours["log"]]
+        assert strip == [{k: v for k, v in e.items() if k != "seconds"} for e in theirs["log"]]
+    listed = run_checkpoints(tmp_path)
+    assert [(s, step) for s, step, _ in listed] == [(s, step) for s, step, _ in run_checkpoints(tiny_run)]
+    for (_, _, path), (_, _, reference) in zip(listed, run_checkpoints(tiny_run), strict=True):
+        ours_state = torch.load(path, weights_only=True)["state_dict"]
+        theirs_state = torch.load(reference, weights_only=True)["state_dict"]
+        assert all(torch.equal(ours_state[k], theirs_state[k]) for k in theirs_state), path.name
+    with pytest.raises(ParameterError, match="time_limit_s"):
+        train_run(TINY, [0, 1], tmp_path / "limited", workers=2, time_limit_s=60.0)
+    with pytest.raises(ParameterError, match="workers"):
+        train_run(TINY, [0], tmp_path / "none", workers=0)
+
+
 def test_checkpoint_steps_are_evenly_spaced() -> None:
     assert checkpoint_steps(100, 4) == [0, 25, 50, 75, 100]
 

@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(dest="learn_command", metavar="ACTION", required=True)
     train = actions.add_parser(
         "train",
-        help="train seeds one after another; write RUN_DIR/run.json and RUN_DIR/seed_<s>/checkpoint_<step>.pt",
+        help="train seeds side by side (in one process or --workers N); write RUN_DIR/run.json and RUN_DIR/seed_<s>/checkpoint_<step>.pt",
     )
     train.add_argument("--out", required=True, metavar="RUN_DIR", help="the run directory")
     train.add_argument("--seeds", nargs="+", type=int, default=[0], metavar="S", help="training seeds")
@@ -32,6 +32,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--collect-workers", type=int, default=1, metavar="N",
                        help="processes that step the worlds (default 1: the training process); "
                        "the results are the same for any N")  # fmt: skip
+    train.add_argument("--workers", type=int, default=1, metavar="N",
+                       help="processes the seeds are dealt out to (default 1: all in this process); "
+                       "each seed's checkpoints are the same for any N")  # fmt: skip
     train.add_argument("--diagnostics", nargs="+", default=None, metavar="D",
                        help="the curriculum (default: every normal-tier diagnostic)")  # fmt: skip
     train.add_argument("--worlds", nargs=3, type=int, default=None, metavar=("N1", "N2", "N4"),
@@ -102,7 +105,15 @@ def handle_train(args: argparse.Namespace) -> int:
     command = "cogames-lib " + " ".join(shlex.quote(a) for a in args.argv)
     limit = None if args.time_limit is None else args.time_limit * 60.0
     record = train_run(
-        config, args.seeds, args.out, args.checkpoints, args.device, command, not args.quiet, limit
+        config,
+        args.seeds,
+        args.out,
+        args.checkpoints,
+        args.device,
+        command,
+        not args.quiet,
+        limit,
+        args.workers,
     )
     for run in record["runs"]:
         print(f"seed {run['seed']}: {run['steps']} agent-steps in {run['seconds']} s "

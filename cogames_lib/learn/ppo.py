@@ -84,6 +84,10 @@ class PPOConfig:
     def agent_counts(self) -> list[int]:
         return [count for count, worlds in zip(AGENT_COUNTS, self.worlds, strict=True) for _ in range(worlds)]
 
+    def rollout_size(self) -> int:
+        """Agent-steps per update: every agent slot of every world, `rollout_steps` times."""
+        return sum(self.agent_counts()) * self.rollout_steps
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["worlds"] = dict(zip((str(c) for c in AGENT_COUNTS), self.worlds, strict=True))
@@ -166,7 +170,7 @@ class SeedTrainer:
         self.batch = make_world_batch(counts, self.curriculum.next_episode, config.collect_workers)
         self.batch.reset()
         self.slots = self.batch.num_slots
-        self.rollout_size = self.slots * config.rollout_steps
+        self.rollout_size = config.rollout_size()
         self.shaper = Shaper(config.shaping, config.gamma, self.batch)
         self.stack = FrameStack(self.slots, config.network.frames)
         self.previous_action = np.full(self.slots, NO_PREVIOUS_ACTION, np.int64)

@@ -4,7 +4,8 @@ Each checkpoint is a `learned:` policy file (`cogames_lib.policies.learned`): pl
 `learned:RUN_DIR/seed_0/checkpoint_0000123456.pt`. `run.json` records the one command, the config
 (curriculum, shaping, network), the seeds, the total steps, the code version, the library versions, the wall
 time, and per seed its checkpoints and a training log (training-episode success per diagnostic).
-The seeds train side by side in this process, taking turns update by update.
+The seeds train side by side in one process, taking turns update by update, or dealt out to several
+processes (`workers`); either way a seed's checkpoints are the same.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from cogames_lib import io, outdir
-from cogames_lib.errors import DataFileError
+from cogames_lib.errors import DataFileError, ParameterError
 from cogames_lib.learn.ppo import PPOConfig, run_path
 from cogames_lib.policies.learned import checkpoint_payload
 
@@ -42,17 +44,25 @@ def train_run(
     command: str | None = None,
     verbose: bool = False,
     time_limit_s: float | None = None,
+    workers: int = 1,
 ) -> dict[str, Any]:
     """Train every seed of `seeds` for `config.total_steps`, writing checkpoints and `run.json`; returns it.
 
-    The seeds take turns, one update each, so they advance together. With `time_limit_s`, training stops
-    before a round that would end past the limit (every seed then gets a final checkpoint at the same step;
-    `run.json` says `stopped_by_time_limit`). Because the learning rate is constant and the shaping changes
-    by steps, such a run is the prefix of the planned one: `--steps <steps done>` repeats its final
-    checkpoints exactly.
+    The seeds take turns, one update each, so they advance together. With `workers` > 1 the seeds are dealt
+    out (round robin) to that many processes, each training its share side by side; a seed's numbers do not
+    depend on the seeds beside it (nor on the process), so the checkpoints are the same for any `workers`.
+    With `time_limit_s` (one process only), training stops before a round that would end past the limit
+    (every seed then gets a final checkpoint at the same step; `run.json` says `stopped_by_time_limit`).
+    Because the learning rate is constant and the shaping changes by steps, such a run is the prefix of the
+    planned one: `--steps <steps done>` repeats its final checkpoints exactly.
     """
-    from cogames_lib.learn.ppo import SeedTrainer, checkpoint_steps
-
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ParameterError(f"workers: must be an integer >= 1, got {workers!r}")
+    groups = [[int(s) for s in seeds[index::workers]] for index in range(min(workers, len(seeds)))]
+    if len(groups) > 1 and time_limit_s is not None:
+        raise ParameterError(
+            "time_limit_s (--time-limit) needs one process (--workers 1): processes would stop at different steps"
+        )
     run_dir = Path(run_dir)
     io.make_dir(run_dir)
     started = time.time()
@@ -62,6 +72,7 @@ def train_run(
         "planned_steps_per_seed": None,
         "checkpoints": checkpoints,
         "device": device,
+        "workers": len(groups),
         "config": config.to_dict(),
         "code_version": outdir.code_version(),
         "libraries": library_versions(),
@@ -69,14 +80,68 @@ def train_run(
         "stopped_by_time_limit": False,
         "runs": [],
     }
+
+    def write_record(runs: list[dict[str, Any]]) -> None:
+        record["runs"] = sorted(runs, key=lambda run: record["seeds"].index(run["seed"]))
+        record["total_steps"] = sum(run["steps"] for run in runs)
+        record["wall_seconds"] = round(time.time() - started, 1)
+        io.write_json(run_dir / RUN_FILE, record, inline_depth=4)  # one line per log entry
+
+    size = config.rollout_size()
+    record["planned_steps_per_seed"] = -(-config.total_steps // size) * size
+    job = _SeedGroup(config, [], run_dir, checkpoints, device, verbose, time_limit_s, started)
+    if len(groups) == 1:
+        runs, stopped = _train_seeds(replace(job, seeds=groups[0]), write_record)
+    else:
+        write_record([])
+        from cogames_lib.parallel import fan_out
+
+        results = fan_out(
+            _train_seeds,
+            [replace(job, seeds=group) for group in groups],
+            workers=len(groups),
+            progress=False,
+            start="spawn",  # torch's thread pools are not fork-safe
+        )
+        runs, stopped = [run for group_runs, _ in results for run in group_runs], False
+    record["stopped_by_time_limit"] = stopped
+    record["finished_utc"] = outdir.now_utc()
+    write_record(runs)
+    return record
+
+
+@dataclass(frozen=True)
+class _SeedGroup:
+    """The seeds one process trains side by side, and what it needs to train them (picklable: with
+    `workers` > 1 it crosses a spawn boundary)."""
+
+    config: PPOConfig
+    seeds: list[int]
+    run_dir: Path
+    checkpoints: int
+    device: str
+    verbose: bool
+    time_limit_s: float | None
+    started: float
+
+
+def _train_seeds(
+    job: _SeedGroup, on_progress: Callable[[list[dict[str, Any]]], None] | None = None
+) -> tuple[list[dict[str, Any]], bool]:
+    """Train `job.seeds` side by side, one update each in turn, saving their checkpoints; returns (each seed's
+    entry of `run.json`'s "runs", whether the time limit stopped them). `on_progress(runs)` after every
+    checkpoint round."""
+    from cogames_lib.learn.ppo import SeedTrainer, checkpoint_steps
+
+    config, run_dir = job.config, job.run_dir
     trainers: list[SeedTrainer] = []
+    stopped = False
     try:
-        for seed in seeds:
-            trainers.append(SeedTrainer(config, int(seed), device))
+        for seed in job.seeds:
+            trainers.append(SeedTrainer(config, seed, job.device))
         size = trainers[0].rollout_size
         updates = -(-config.total_steps // size)
-        record["planned_steps_per_seed"] = updates * size
-        targets = checkpoint_steps(updates * size, checkpoints)
+        targets = checkpoint_steps(updates * size, job.checkpoints)
         logs: dict[int, list[dict[str, Any]]] = {trainer.seed: [] for trainer in trainers}
         saved: dict[int, list[int]] = {trainer.seed: [] for trainer in trainers}
 
@@ -89,8 +154,8 @@ def train_run(
                     io.write_torch(run_path(run_dir, trainer.seed, trainer.steps), payload)
                     saved[trainer.seed].append(trainer.steps)
 
-        def write_record() -> None:
-            record["runs"] = [
+        def runs() -> list[dict[str, Any]]:
+            return [
                 {
                     "seed": trainer.seed,
                     "steps": trainer.steps,
@@ -104,9 +169,6 @@ def train_run(
                 }
                 for trainer in trainers
             ]
-            record["total_steps"] = sum(trainer.steps for trainer in trainers)
-            record["wall_seconds"] = round(time.time() - started, 1)
-            io.write_json(run_dir / RUN_FILE, record, inline_depth=4)  # one line per log entry
 
         round_seconds = 0.0
         for update in range(updates + 1):
@@ -114,28 +176,28 @@ def train_run(
                 while targets and targets[0] <= trainers[0].steps:
                     targets.pop(0)
                 save_all()
-                write_record()
+                if on_progress is not None:
+                    on_progress(runs())
             if update == updates:
                 break
-            if time_limit_s is not None and time.time() - started + round_seconds > time_limit_s:
-                record["stopped_by_time_limit"] = True
+            limit = job.time_limit_s
+            if limit is not None and time.time() - job.started + round_seconds > limit:
+                stopped = True
                 save_all()
                 break
             round_started = time.time()
             for trainer in trainers:
                 trainer.update()
-                if verbose or trainer.updates % 10 == 0 or trainer.updates == updates:
+                if job.verbose or trainer.updates % 10 == 0 or trainer.updates == updates:
                     entry = trainer.log_entry()
                     logs[trainer.seed].append(entry)
-                    if verbose:
+                    if job.verbose:
                         print(f"seed {trainer.seed} {entry}", flush=True)
             round_seconds = time.time() - round_started
+        return runs(), stopped
     finally:
         for trainer in trainers:  # stops the collection workers (config.collect_workers > 1)
             trainer.close()
-    record["finished_utc"] = outdir.now_utc()
-    write_record()
-    return record
 
 
 def run_checkpoints(run_dir: str | Path) -> list[tuple[int, int, Path]]:
