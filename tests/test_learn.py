@@ -673,3 +673,27 @@ def test_cuda_training_runs_and_its_checkpoint_plays_on_the_cpu(tmp_path: Path) 
     final = run_checkpoints(tmp_path / "a")[-1][2]
     episode = run_episode(f"learned:{final}", "chest_deposit_near", 1, seed=5)
     assert episode["error"] == "" and episode["status"] in ("SUCCESS", "TIMED_OUT")
+
+
+def test_a_curriculum_entry_can_name_the_agent_counts_it_trains_at(tmp_path: Path) -> None:
+    """`name@1` keeps a task out of the 2- and 4-agent worlds; the other entries are drawn as before."""
+    curriculum = Curriculum(["extract_missing_carbon@1", "chorus_pair", "assemble_seeded_near@1,2"], [1, 2], 0)
+    assert curriculum.names == (
+        "diagnostic_extract_missing_carbon@1",
+        "diagnostic_chorus_pair",
+        "diagnostic_assemble_seeded_near@1,2",
+    )
+    assert [s.key for s in curriculum.specs[1]] == [
+        "diagnostic_extract_missing_carbon",
+        "diagnostic_assemble_seeded_near",
+    ]
+    assert [s.key for s in curriculum.specs[2]] == ["diagnostic_chorus_pair", "diagnostic_assemble_seeded_near"]
+    with pytest.raises(ParameterError, match="no diagnostic"):
+        Curriculum(["extract_missing_carbon@1", "chorus_pair"], [1, 2, 4], 0)  # nothing left for 4 agents
+    for bad in ("chorus_pair@1", "chest_deposit_near@3", "charge_up@x", "charge_up@"):
+        with pytest.raises(ParameterError, match=r"after '@'"):
+            Curriculum([bad], [1], 0)
+    with pytest.raises(UnknownNameError):
+        Curriculum(["no_such_task@1"], [1], 0)
+    plain = Curriculum(["extract_missing_carbon", "chorus_pair"], [1, 2], 0)
+    assert [s.key for s in plain.specs[2]] == ["diagnostic_extract_missing_carbon", "diagnostic_chorus_pair"]

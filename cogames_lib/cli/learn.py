@@ -36,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="processes the seeds are dealt out to (default 1: all in this process); "
                        "each seed's checkpoints are the same for any N")  # fmt: skip
     train.add_argument("--diagnostics", nargs="+", default=None, metavar="D",
-                       help="the curriculum (default: every normal-tier diagnostic)")  # fmt: skip
+                       help="the curriculum (default: every normal-tier diagnostic); NAME@1 (or @1,2) trains "
+                       "NAME at those agent counts only")  # fmt: skip
     train.add_argument("--worlds", nargs=3, type=int, default=None, metavar=("N1", "N2", "N4"),
                        help="worlds with 1, 2 and 4 agents (default 48 12 6)")  # fmt: skip
     train.add_argument("--frames", type=int, default=None, help="grid frames the network sees (memory)")
@@ -79,8 +80,12 @@ def handle_train(args: argparse.Namespace) -> int:
     config = PPOConfig(total_steps=args.steps, collect_workers=args.collect_workers)
     if args.diagnostics:
         from cogames_lib.diagnostics import resolve_diagnostics
+        from cogames_lib.learn.curriculum import entry_name
 
-        config = replace(config, curriculum=tuple(d.name for d in resolve_diagnostics(args.diagnostics)))
+        entries: list[str] = []
+        for text in args.diagnostics:  # a name, a tier, or `name@N[,N]` (trained at those agent counts only)
+            entries += [entry_name(text)] if "@" in text else [d.name for d in resolve_diagnostics(text)]
+        config = replace(config, curriculum=tuple(entries))
     if args.worlds:
         config = replace(config, worlds=tuple(args.worlds))
     if args.map_symmetries:

@@ -58,7 +58,7 @@ from numba import njit
 from cogames_lib.cvc import rules
 from cogames_lib.cvc.batch import SlotArrays, WorldSpec
 from cogames_lib.cvc.observation import CHANNEL, SELF_INDEX, VIEW_RADIUS
-from cogames_lib.diagnostics import DIAGNOSTICS, get_diagnostic
+from cogames_lib.diagnostics import DIAGNOSTICS, Diagnostic, get_diagnostic
 from cogames_lib.diagnostics.mirrors import mirrored_map, symmetry_kinds
 from cogames_lib.errors import ParameterError
 from cogames_lib.seeding import SEED_BITS, stable_hash
@@ -80,6 +80,32 @@ def training_seed(run_seed: int, world: int, episode: int) -> int:
 def default_curriculum() -> tuple[str, ...]:
     """Every normal-tier diagnostic (documented and new)."""
     return tuple(DIAGNOSTICS)
+
+
+def curriculum_entry(entry: str) -> tuple[Diagnostic, tuple[int, ...] | None]:
+    """A curriculum entry, `name` or `name@N[,N...]`: (its diagnostic, the agent counts it is trained at, or
+    None for every count it allows). `extract_missing_carbon@1` trains the task with one agent only, so
+    the worlds of 2 and 4 agents are left to the tasks named for them."""
+    name, at, counts_text = entry.partition("@")
+    diagnostic = get_diagnostic(name)
+    if not at:
+        return diagnostic, None
+    try:
+        counts = tuple(sorted({int(text) for text in counts_text.split(",")}))
+    except ValueError:
+        counts = ()
+    allowed = [count for count in AGENT_COUNTS if count in diagnostic.allowed_agent_counts]
+    if not counts or not set(counts) <= set(allowed):
+        raise ParameterError(
+            f"curriculum: {entry!r}: after '@' give agent counts among {allowed} (comma-separated)"
+        )
+    return diagnostic, counts
+
+
+def entry_name(entry: str) -> str:
+    """`entry` with the diagnostic's full name (`chorus_pair@2` -> `diagnostic_chorus_pair@2`)."""
+    diagnostic, counts = curriculum_entry(entry)
+    return diagnostic.name if counts is None else f"{diagnostic.name}@{','.join(map(str, counts))}"
 
 
 @dataclass(frozen=True)
@@ -162,10 +188,10 @@ class Curriculum:
         run_seed: int,
         symmetries: Sequence[str] = (),
     ) -> None:
-        records = [get_diagnostic(name) for name in names]
-        if not records:
+        entries = [curriculum_entry(name) for name in names]
+        if not entries:
             raise ParameterError("curriculum: need at least one diagnostic")
-        self.names = tuple(record.name for record in records)
+        self.names = tuple(entry_name(name) for name in names)
         self.agent_counts = list(agent_counts)
         self.run_seed = int(run_seed)
         self.rng = np.random.default_rng(stable_hash("curriculum", self.run_seed))
@@ -173,12 +199,12 @@ class Curriculum:
         for count in sorted(set(self.agent_counts)):
             specs = [
                 WorldSpec(r.name, r.episode_map(0, count), count, r.max_steps, r.env_config(count))
-                for r in records
-                if r.tier == "normal" and count in r.allowed_agent_counts
+                for r, only in entries
+                if r.tier == "normal" and count in r.allowed_agent_counts and (only is None or count in only)
             ]
             if not specs:
                 raise ParameterError(
-                    f"curriculum: no diagnostic of {list(self.names)} allows {count} agent(s)"
+                    f"curriculum: no diagnostic of {list(self.names)} is trained at {count} agent(s)"
                 )
             self.specs[count] = specs
         self.symmetries = symmetry_kinds(
