@@ -677,7 +677,9 @@ def test_cuda_training_runs_and_its_checkpoint_plays_on_the_cpu(tmp_path: Path) 
 
 def test_a_curriculum_entry_can_name_the_agent_counts_it_trains_at(tmp_path: Path) -> None:
     """`name@1` keeps a task out of the 2- and 4-agent worlds; the other entries are drawn as before."""
-    curriculum = Curriculum(["extract_missing_carbon@1", "chorus_pair", "assemble_seeded_near@1,2"], [1, 2], 0)
+    curriculum = Curriculum(
+        ["extract_missing_carbon@1", "chorus_pair", "assemble_seeded_near@1,2"], [1, 2], 0
+    )
     assert curriculum.names == (
         "diagnostic_extract_missing_carbon@1",
         "diagnostic_chorus_pair",
@@ -687,7 +689,10 @@ def test_a_curriculum_entry_can_name_the_agent_counts_it_trains_at(tmp_path: Pat
         "diagnostic_extract_missing_carbon",
         "diagnostic_assemble_seeded_near",
     ]
-    assert [s.key for s in curriculum.specs[2]] == ["diagnostic_chorus_pair", "diagnostic_assemble_seeded_near"]
+    assert [s.key for s in curriculum.specs[2]] == [
+        "diagnostic_chorus_pair",
+        "diagnostic_assemble_seeded_near",
+    ]
     with pytest.raises(ParameterError, match="no diagnostic"):
         Curriculum(["extract_missing_carbon@1", "chorus_pair"], [1, 2, 4], 0)  # nothing left for 4 agents
     for bad in ("chorus_pair@1", "chest_deposit_near@3", "charge_up@x", "charge_up@"):
