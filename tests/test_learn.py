@@ -524,6 +524,23 @@ def test_curriculum_gives_unsolved_tasks_equal_shares_of_steps_not_episodes() ->
     assert 1.0 < solved < 1.6  # 5 * 0.25 = 1.25
 
 
+def test_solved_drop_sets_how_often_a_solved_task_is_still_drawn() -> None:
+    """With solved_drop 0.5 a solved task is drawn half as often as while unsolved (5 * 0.5 = 2.5 times
+    chest_deposit_near here); out-of-range values are one-line errors in the config and the curriculum."""
+    curriculum = Curriculum(["chest_deposit_near", "assemble_seeded_near"], [1], run_seed=3, solved_drop=0.5)
+    for _ in range(200):
+        curriculum.record("diagnostic_assemble_seeded_near", 1, True)
+    draws = [curriculum.next_episode(0)[0].key for _ in range(3000)]
+    solved = draws.count("diagnostic_assemble_seeded_near") / draws.count("diagnostic_chest_deposit_near")
+    assert 2.1 < solved < 2.9
+    for bad in (1.0, -0.1):
+        with pytest.raises(ParameterError, match="solved_drop"):
+            PPOConfig(solved_drop=bad)
+        with pytest.raises(ParameterError, match="solved_drop"):
+            Curriculum(["chest_deposit_near"], [1], run_seed=3, solved_drop=bad)
+    assert PPOConfig().to_dict()["solved_drop"] == 0.75
+
+
 def test_map_symmetries_draw_each_mirror_per_episode_and_leave_runs_without_them_unchanged() -> None:
     names, counts = ["chest_navigation1", "chorus_pair"], [1, 2]
     plain = Curriculum(names, counts, run_seed=5)

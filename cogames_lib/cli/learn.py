@@ -58,6 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="also train on these mirror images / quarter turns of the maps, drawn per "
                        "episode with the map itself (left_right top_bottom both transpose rotate_cw "
                        "rotate_ccw anti_transpose; default: the shipped maps only)")  # fmt: skip
+    train.add_argument("--solved-drop", type=float, default=None, metavar="X",
+                       help="a task's draw weight is (1 - X * its recent success) / budget (default 0.75: a "
+                       "solved task is drawn a quarter as often); less keeps solved tasks in the draw")  # fmt: skip
     train.add_argument("--time-limit", type=float, default=None, metavar="MINUTES",
                        help="stop every seed at the same step before this much wall time (recorded in run.json)")  # fmt: skip
     train.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -88,6 +91,8 @@ def handle_train(args: argparse.Namespace) -> int:
         config = replace(config, curriculum=tuple(entries))
     if args.worlds:
         config = replace(config, worlds=tuple(args.worlds))
+    if args.solved_drop is not None:
+        config = replace(config, solved_drop=args.solved_drop)
     if args.map_symmetries:
         config = replace(config, map_symmetries=tuple(args.map_symmetries))
     network = NetworkConfig()

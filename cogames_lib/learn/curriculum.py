@@ -65,7 +65,7 @@ from cogames_lib.seeding import SEED_BITS, stable_hash
 
 TRAINING_SEED_BASE = 2**SEED_BITS
 AGENT_COUNTS: tuple[int, ...] = (1, 2, 4)
-SOLVED_WEIGHT_DROP = 0.75
+SOLVED_WEIGHT_DROP = 0.75  # the default of `PPOConfig.solved_drop`
 SUCCESS_MEMORY = 0.05  # the recent success rate is an exponential average over finished episodes
 # The gated novelty bonus grows to this multiple of `novelty` (module docstring, "novelty"): tasks that a
 # small bonus lets PPO solve are solved first; where nothing is found the pull to explore grows.
@@ -80,6 +80,13 @@ def training_seed(run_seed: int, world: int, episode: int) -> int:
 def default_curriculum() -> tuple[str, ...]:
     """Every normal-tier diagnostic (documented and new)."""
     return tuple(DIAGNOSTICS)
+
+
+def check_solved_drop(value: float) -> float:
+    """`solved_drop` in [0, 1): below 1 a solved task keeps a share of the draw."""
+    if not 0.0 <= value < 1.0:
+        raise ParameterError(f"solved_drop: must be in [0, 1) (a solved task keeps a share), got {value}")
+    return float(value)
 
 
 def curriculum_entry(entry: str) -> tuple[Diagnostic, tuple[int, ...] | None]:
@@ -187,7 +194,9 @@ class Curriculum:
         agent_counts: Sequence[int],
         run_seed: int,
         symmetries: Sequence[str] = (),
+        solved_drop: float = SOLVED_WEIGHT_DROP,
     ) -> None:
+        self.solved_drop = check_solved_drop(solved_drop)
         entries = [curriculum_entry(name) for name in names]
         if not entries:
             raise ParameterError("curriculum: need at least one diagnostic")
@@ -227,7 +236,7 @@ class Curriculum:
         count = self.agent_counts[world]
         specs = self.specs[count]
         weights = np.array(
-            [(1.0 - SOLVED_WEIGHT_DROP * self.success[(s.key, count)]) / s.max_steps for s in specs]
+            [(1.0 - self.solved_drop * self.success[(s.key, count)]) / s.max_steps for s in specs]
         )
         spec = specs[int(self.rng.choice(len(specs), p=weights / weights.sum()))]
         if self.symmetries:  # no draw without them: runs from before the option are unchanged

@@ -26,7 +26,15 @@ from numba import njit
 from cogames_lib.cvc.batch_processes import make_world_batch
 from cogames_lib.diagnostics.mirrors import symmetry_kinds
 from cogames_lib.errors import ParameterError, TrainingError
-from cogames_lib.learn.curriculum import AGENT_COUNTS, Curriculum, Shaper, ShapingConfig, default_curriculum
+from cogames_lib.learn.curriculum import (
+    AGENT_COUNTS,
+    SOLVED_WEIGHT_DROP,
+    Curriculum,
+    Shaper,
+    ShapingConfig,
+    check_solved_drop,
+    default_curriculum,
+)
 from cogames_lib.policies.learned import (
     NO_PREVIOUS_ACTION,
     SELF_ROWS_PER_SAMPLE,
@@ -48,7 +56,9 @@ class PPOConfig:
     shaping: training-only reward terms. threads: torch CPU threads (1 keeps results reproducible).
     collect_workers: processes that step the worlds (1: in the training process); results do not depend on it.
     map_symmetries: symmetries of the maps (`diagnostics.mirrors.SYMMETRIES`) a training episode may be
-    played in, drawn uniformly with the map itself (empty: the shipped maps only, as before)."""
+    played in, drawn uniformly with the map itself (empty: the shipped maps only, as before).
+    solved_drop: a task's draw weight is `(1 - solved_drop x its recent success) / budget`: the default 0.75
+    draws a solved task a quarter as often as an unsolved one; less keeps solved tasks in the draw."""
 
     total_steps: int = 2_000_000
     worlds: tuple[int, ...] = (48, 12, 6)
@@ -68,6 +78,7 @@ class PPOConfig:
     threads: int = 1
     collect_workers: int = 1
     map_symmetries: tuple[str, ...] = ()
+    solved_drop: float = SOLVED_WEIGHT_DROP
 
     def __post_init__(self) -> None:
         if len(self.worlds) != len(AGENT_COUNTS) or min(self.worlds) < 0 or sum(self.worlds) < 1:
@@ -80,6 +91,7 @@ class PPOConfig:
                 f"collect_workers: at most one per world ({sum(self.worlds)}), got {self.collect_workers}"
             )
         symmetry_kinds(self.map_symmetries)  # one-line errors for unknown or repeated kinds
+        check_solved_drop(self.solved_drop)
 
     def agent_counts(self) -> list[int]:
         return [count for count, worlds in zip(AGENT_COUNTS, self.worlds, strict=True) for _ in range(worlds)]
@@ -166,7 +178,9 @@ class SeedTrainer:
             self.network.parameters(), lr=config.learning_rate, eps=1e-5, fused=True
         )
         counts = config.agent_counts()
-        self.curriculum = Curriculum(config.curriculum, counts, self.seed, config.map_symmetries)
+        self.curriculum = Curriculum(
+            config.curriculum, counts, self.seed, config.map_symmetries, config.solved_drop
+        )
         self.batch = make_world_batch(counts, self.curriculum.next_episode, config.collect_workers)
         self.batch.reset()
         self.slots = self.batch.num_slots
