@@ -98,6 +98,9 @@ def test_seeds_dealt_to_worker_processes_train_the_same_checkpoints(tiny_run: Pa
         train_run(TINY, [0, 1], tmp_path / "limited", workers=2, time_limit_s=60.0)
     with pytest.raises(ParameterError, match="workers"):
         train_run(TINY, [0], tmp_path / "none", workers=0)
+    with pytest.raises(ParameterError, match="after '@'"):  # refused before any process starts
+        train_run(replace(TINY, curriculum=("chorus_pair@1",)), [0, 1], tmp_path / "bad", workers=2)
+    assert not (tmp_path / "bad").exists()
 
 
 def test_checkpoint_steps_are_evenly_spaced() -> None:

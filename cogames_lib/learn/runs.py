@@ -63,6 +63,12 @@ def train_run(
         raise ParameterError(
             "time_limit_s (--time-limit) needs one process (--workers 1): processes would stop at different steps"
         )
+    if (
+        len(groups) > 1
+    ):  # a curriculum the workers would refuse is refused here, in one line, before any output
+        from cogames_lib.learn.curriculum import Curriculum
+
+        Curriculum(config.curriculum, config.agent_counts(), 0, config.map_symmetries, config.solved_drop)
     run_dir = Path(run_dir)
     io.make_dir(run_dir)
     started = time.time()
@@ -93,8 +99,9 @@ def train_run(
     if len(groups) == 1:
         runs, stopped = _train_seeds(replace(job, seeds=groups[0]), write_record)
     else:
-        write_record([])
         from cogames_lib.parallel import fan_out
+
+        write_record([])
 
         results = fan_out(
             _train_seeds,
@@ -102,6 +109,7 @@ def train_run(
             workers=len(groups),
             progress=False,
             start="spawn",  # torch's thread pools are not fork-safe
+            describe=_describe_group,
         )
         runs, stopped = [run for group_runs, _ in results for run in group_runs], False
     record["stopped_by_time_limit"] = stopped
@@ -123,6 +131,11 @@ class _SeedGroup:
     verbose: bool
     time_limit_s: float | None
     started: float
+
+
+def _describe_group(job: _SeedGroup) -> str:
+    """How a failed process is named in its one-line error."""
+    return f"training seeds {job.seeds}"
 
 
 def _train_seeds(
