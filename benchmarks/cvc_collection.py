@@ -100,6 +100,8 @@ def main() -> None:
         "--run-workers", type=int, nargs="+", default=[1, 2], help="processes of that run (each W)"
     )
     args = parser.parse_args()
+    if args.run_seeds and not args.train:
+        parser.error("--run-seeds needs --train STEPS (agent-steps per seed)")
     config = PPOConfig() if args.worlds is None else PPOConfig(worlds=tuple(args.worlds))
     print(f"{'path':<36} {'agent-steps/s':>14}")
     print(f"{'loop of envs':<36} {measure_env_loop(config, args.steps):>14,.0f}")

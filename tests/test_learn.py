@@ -96,6 +96,10 @@ def test_seeds_dealt_to_worker_processes_train_the_same_checkpoints(tiny_run: Pa
         assert all(torch.equal(ours_state[k], theirs_state[k]) for k in theirs_state), path.name
     with pytest.raises(ParameterError, match="time_limit_s"):
         train_run(TINY, [0, 1], tmp_path / "limited", workers=2, time_limit_s=60.0)
+    assert not (tmp_path / "limited").exists() and not list(tmp_path.glob("progress_*"))
+    for seeds in ([], [3, 3]):
+        with pytest.raises(ParameterError, match="seeds"):
+            train_run(TINY, seeds, tmp_path / "seeds", workers=2)
     with pytest.raises(ParameterError, match="workers"):
         train_run(TINY, [0], tmp_path / "none", workers=0)
     with pytest.raises(ParameterError, match="after '@'"):  # refused before any process starts
@@ -720,5 +724,9 @@ def test_a_curriculum_entry_can_name_the_agent_counts_it_trains_at(tmp_path: Pat
             Curriculum([bad], [1], 0)
     with pytest.raises(UnknownNameError):
         Curriculum(["no_such_task@1"], [1], 0)
+    with pytest.raises(ParameterError, match="more than once"):
+        Curriculum(["extract_missing_carbon", "extract_missing_carbon@1"], [1], 0)
+    with pytest.raises(ParameterError, match="hard-tier"):
+        Curriculum(["chest_deposit_near_hard"], [1], 0)
     plain = Curriculum(["extract_missing_carbon", "chorus_pair"], [1, 2], 0)
     assert [s.key for s in plain.specs[2]] == ["diagnostic_extract_missing_carbon", "diagnostic_chorus_pair"]

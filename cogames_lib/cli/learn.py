@@ -36,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="processes the seeds are dealt out to (default 1: all in this process); "
                        "each seed's checkpoints are the same for any N")  # fmt: skip
     train.add_argument("--diagnostics", nargs="+", default=None, metavar="D",
-                       help="the curriculum (default: every normal-tier diagnostic); NAME@1 (or @1,2) trains "
-                       "NAME at those agent counts only")  # fmt: skip
+                       help="the curriculum: normal-tier names, or `normal` (the default: every one); NAME@1 "
+                       "(or @1,2) trains NAME at those agent counts only")  # fmt: skip
     train.add_argument("--worlds", nargs=3, type=int, default=None, metavar=("N1", "N2", "N4"),
                        help="worlds with 1, 2 and 4 agents (default 48 12 6)")  # fmt: skip
     train.add_argument("--frames", type=int, default=None, help="grid frames the network sees (memory)")

@@ -95,6 +95,10 @@ def curriculum_entry(entry: str) -> tuple[Diagnostic, tuple[int, ...] | None]:
     the worlds of 2 and 4 agents are left to the tasks named for them."""
     name, at, counts_text = entry.partition("@")
     diagnostic = get_diagnostic(name)
+    if diagnostic.tier != "normal":
+        raise ParameterError(
+            f"curriculum: {entry!r} is a {diagnostic.tier}-tier diagnostic; training uses the normal tier"
+        )
     if not at:
         return diagnostic, None
     try:
@@ -111,7 +115,10 @@ def curriculum_entry(entry: str) -> tuple[Diagnostic, tuple[int, ...] | None]:
 
 def entry_name(entry: str) -> str:
     """`entry` with the diagnostic's full name (`chorus_pair@2` -> `diagnostic_chorus_pair@2`)."""
-    diagnostic, counts = curriculum_entry(entry)
+    return _entry_text(*curriculum_entry(entry))
+
+
+def _entry_text(diagnostic: Diagnostic, counts: tuple[int, ...] | None) -> str:
     return diagnostic.name if counts is None else f"{diagnostic.name}@{','.join(map(str, counts))}"
 
 
@@ -200,7 +207,7 @@ class Curriculum:
         entries = [curriculum_entry(name) for name in names]
         if not entries:
             raise ParameterError("curriculum: need at least one diagnostic")
-        self.names = tuple(entry_name(name) for name in names)
+        self.names = tuple(_entry_text(*entry) for entry in entries)
         self.agent_counts = list(agent_counts)
         self.run_seed = int(run_seed)
         self.rng = np.random.default_rng(stable_hash("curriculum", self.run_seed))
@@ -209,8 +216,12 @@ class Curriculum:
             specs = [
                 WorldSpec(r.name, r.episode_map(0, count), count, r.max_steps, r.env_config(count))
                 for r, only in entries
-                if r.tier == "normal" and count in r.allowed_agent_counts and (only is None or count in only)
+                if count in r.allowed_agent_counts and (only is None or count in only)
             ]
+            keys = [spec.key for spec in specs]
+            if len(set(keys)) != len(keys):  # a second entry would silently double the task's share
+                twice = sorted({key for key in keys if keys.count(key) > 1})
+                raise ParameterError(f"curriculum: {twice} named more than once at {count} agent(s)")
             if not specs:
                 raise ParameterError(
                     f"curriculum: no diagnostic of {list(self.names)} is trained at {count} agent(s)"

@@ -5,7 +5,10 @@ Each checkpoint is a `learned:` policy file (`cogames_lib.policies.learned`): pl
 (curriculum, shaping, network), the seeds, the total steps, the code version, the library versions, the wall
 time, and per seed its checkpoints and a training log (training-episode success per diagnostic).
 The seeds train side by side in one process, taking turns update by update, or dealt out to several
-processes (`workers`); either way a seed's checkpoints are the same.
+processes (`workers`, recorded in run.json as the number of processes that ran); either way a seed's
+checkpoints are the same. One process rewrites run.json at every checkpoint round; with several, each keeps
+its seeds' entries in `progress_seeds_<seeds>.json` until the run ends and folds them into run.json (after a
+failure those files hold the logs).
 """
 
 from __future__ import annotations
@@ -56,25 +59,26 @@ def train_run(
     Because the learning rate is constant and the shaping changes by steps, such a run is the prefix of the
     planned one: `--steps <steps done>` repeats its final checkpoints exactly.
     """
+    from cogames_lib.learn.curriculum import Curriculum
+
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ParameterError(f"workers: must be an integer >= 1, got {workers!r}")
-    groups = [[int(s) for s in seeds[index::workers]] for index in range(min(workers, len(seeds)))]
+    seeds = [int(s) for s in seeds]
+    if not seeds or len(set(seeds)) != len(seeds):
+        raise ParameterError(f"seeds: give at least one, each once; got {seeds}")
+    groups = [seeds[index::workers] for index in range(min(workers, len(seeds)))]
     if len(groups) > 1 and time_limit_s is not None:
         raise ParameterError(
             "time_limit_s (--time-limit) needs one process (--workers 1): processes would stop at different steps"
         )
-    if (
-        len(groups) > 1
-    ):  # a curriculum the workers would refuse is refused here, in one line, before any output
-        from cogames_lib.learn.curriculum import Curriculum
-
-        Curriculum(config.curriculum, config.agent_counts(), 0, config.map_symmetries, config.solved_drop)
+    # A curriculum that training would refuse is refused here, in one line, before any output.
+    Curriculum(config.curriculum, config.agent_counts(), 0, config.map_symmetries, config.solved_drop)
     run_dir = Path(run_dir)
     io.make_dir(run_dir)
     started = time.time()
     record: dict[str, Any] = {
         "command": command or " ".join(sys.argv),
-        "seeds": [int(s) for s in seeds],
+        "seeds": seeds,
         "planned_steps_per_seed": None,
         "checkpoints": checkpoints,
         "device": device,
@@ -95,23 +99,26 @@ def train_run(
 
     size = config.rollout_size()
     record["planned_steps_per_seed"] = -(-config.total_steps // size) * size
-    job = _SeedGroup(config, [], run_dir, checkpoints, device, verbose, time_limit_s, started)
+    job = _SeedGroup(config, [], run_dir, checkpoints, device, verbose, time_limit_s, started, None)
     if len(groups) == 1:
         runs, stopped = _train_seeds(replace(job, seeds=groups[0]), write_record)
     else:
         from cogames_lib.parallel import fan_out
 
         write_record([])
-
+        jobs = [replace(job, seeds=group, progress_file=_progress_file(run_dir, group)) for group in groups]
         results = fan_out(
             _train_seeds,
-            [replace(job, seeds=group) for group in groups],
+            jobs,
             workers=len(groups),
             progress=False,
             start="spawn",  # torch's thread pools are not fork-safe
             describe=_describe_group,
         )
         runs, stopped = [run for group_runs, _ in results for run in group_runs], False
+        for finished in jobs:  # folded into run.json below
+            if finished.progress_file is not None:
+                finished.progress_file.unlink(missing_ok=True)
     record["stopped_by_time_limit"] = stopped
     record["finished_utc"] = outdir.now_utc()
     write_record(runs)
@@ -131,6 +138,12 @@ class _SeedGroup:
     verbose: bool
     time_limit_s: float | None
     started: float
+    progress_file: Path | None  # where a worker process keeps its seeds' entries of run.json up to date
+
+
+def _progress_file(run_dir: Path, seeds: Sequence[int]) -> Path:
+    """A worker's record of its seeds while they train (kept if the run fails; removed when it finishes)."""
+    return run_dir / f"progress_seeds_{'_'.join(map(str, seeds))}.json"
 
 
 def _describe_group(job: _SeedGroup) -> str:
@@ -147,12 +160,18 @@ def _train_seeds(
     from cogames_lib.learn.ppo import SeedTrainer, checkpoint_steps
 
     config, run_dir = job.config, job.run_dir
+    progress_file = job.progress_file
+    if on_progress is None and progress_file is not None:
+
+        def on_progress(runs: list[dict[str, Any]]) -> None:
+            io.write_json(progress_file, {"seeds": job.seeds, "runs": runs}, inline_depth=4)
+
     trainers: list[SeedTrainer] = []
     stopped = False
     try:
         for seed in job.seeds:
             trainers.append(SeedTrainer(config, seed, job.device))
-        size = trainers[0].rollout_size
+        size = config.rollout_size()
         updates = -(-config.total_steps // size)
         targets = checkpoint_steps(updates * size, job.checkpoints)
         logs: dict[int, list[dict[str, Any]]] = {trainer.seed: [] for trainer in trainers}
