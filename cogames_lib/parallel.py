@@ -41,6 +41,13 @@ BACKENDS = ("serial", "process", "dask", "local")  # "local": serial for one wor
 _DESCRIBE_LIMIT = 200
 
 
+def check_workers(workers: object) -> int:
+    """A process count: an integer >= 1 (a one-line `ParameterError` otherwise)."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ParameterError(f"workers: must be an integer >= 1, got {workers!r}")
+    return workers
+
+
 def start_method() -> str:
     """ "fork" when this process runs no other Python thread (and the platform has fork), else "forkserver"."""
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
@@ -144,8 +151,7 @@ class FanOut:
     ) -> None:
         if backend not in BACKENDS:
             raise ParameterError(f"backend: must be one of {list(BACKENDS)}, got {backend!r}")
-        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-            raise ParameterError(f"workers: must be an integer >= 1, got {workers!r}")
+        check_workers(workers)
         if backend == "local":
             backend = "serial" if workers == 1 else "process"
         self.backend, self.workers, self.scheduler = backend, workers, scheduler

@@ -25,6 +25,7 @@ from typing import Any
 from cogames_lib import io, outdir
 from cogames_lib.errors import DataFileError, ParameterError
 from cogames_lib.learn.ppo import PPOConfig, run_path
+from cogames_lib.parallel import check_workers, fan_out
 from cogames_lib.policies.learned import checkpoint_payload
 
 RUN_FILE = "run.json"
@@ -61,8 +62,7 @@ def train_run(
     """
     from cogames_lib.learn.curriculum import Curriculum
 
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ParameterError(f"workers: must be an integer >= 1, got {workers!r}")
+    check_workers(workers)
     seeds = [int(s) for s in seeds]
     if not seeds or len(set(seeds)) != len(seeds):
         raise ParameterError(f"seeds: give at least one, each once; got {seeds}")
@@ -103,8 +103,6 @@ def train_run(
     if len(groups) == 1:
         runs, stopped = _train_seeds(replace(job, seeds=groups[0]), write_record)
     else:
-        from cogames_lib.parallel import fan_out
-
         write_record([])
         jobs = [replace(job, seeds=group, progress_file=_progress_file(run_dir, group)) for group in groups]
         results = fan_out(
