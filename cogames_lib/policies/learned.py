@@ -20,8 +20,10 @@ per episode seed; a stochastic policy escapes the loops a greedy one falls into 
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import asdict, dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -93,34 +95,52 @@ def grid_features(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Rows come sample by sample, each sample's in the order of its non-zero values (frame, channel, cell): the
     order in which the network sums them. Compiled (`_bag_rows`): the trainer calls it at every step."""
-    samples = frames.shape[0]
-    flat = np.ascontiguousarray(frames).reshape(samples, int(np.prod(frames.shape[1:])))
-    rows, counts = _bag_rows(flat, GRID_LOOKUP, _FRAME_SIZE, CELLS, GRID_FEATURES, _VIBE_CELL_MARK)
-    offsets = np.zeros(samples, np.int64)
-    np.cumsum(counts[:-1], out=offsets[1:])
-    return rows, offsets
+    samples, size = frames.shape[0], math.prod(frames.shape[1:])
+    flat = np.ascontiguousarray(frames).reshape(samples * size)
+    # The same bytes eight at a time: about 97% of a view is zero, so whole zero words are skipped.
+    words = flat[: flat.size - flat.size % 8].view(np.uint64)
+    return _bag_rows(flat, words, samples, size, GRID_LOOKUP, _position_tables(size))
+
+
+@cache
+def _position_tables(size: int) -> np.ndarray:
+    """(size, 3): per position of one sample's K frames its channel, its cell, and its frame's first feature
+    row (`frame * GRID_FEATURES`), so the compiled loop needs no division per value."""
+    frame, offset = np.divmod(np.arange(size), _FRAME_SIZE)
+    channel, cell = np.divmod(offset, CELLS)
+    return np.stack([channel, cell, frame * GRID_FEATURES], axis=1)
 
 
 @njit(cache=True)
-def _bag_rows(flat, lookup, frame_size, cells, features, mark):
-    """(rows, rows per sample) of `flat` (samples, K x frame_size): see `grid_features`."""
-    samples, size = flat.shape
-    rows = np.empty(samples * size, np.int64)
-    counts = np.zeros(samples, np.int64)
+def _bag_rows(flat, words, samples, size, lookup, positions):
+    """(rows, offsets) of `flat` (samples x size values, sample by sample; `words` its first bytes as
+    uint64; `positions` from `_position_tables`): see `grid_features`."""
+    rows = np.empty(flat.shape[0], np.int64)
+    offsets = np.zeros(samples, np.int64)
     n = 0
-    for sample in range(samples):
-        start = n
-        for within in range(size):
-            value = flat[sample, within]
+    sample, start = 0, 0  # the sample holding the current index, and the index where it starts
+    for word in range(words.shape[0] + 1):
+        if word < words.shape[0]:
+            if words[word] == 0:
+                continue
+            first, last = 8 * word, 8 * word + 8
+        else:  # the bytes after the last whole word
+            first, last = 8 * words.shape[0], flat.shape[0]
+        for index in range(first, last):
+            value = flat[index]
             if value == 0:
                 continue
-            frame, offset = divmod(within, frame_size)
-            channel, cell = divmod(offset, cells)
-            base = lookup[channel, value]
-            rows[n] = (base + mark if base < 0 else base + cell) + frame * features
+            while index >= start + size:  # the next sample with a value starts here
+                sample += 1
+                start += size
+                offsets[sample] = n
+            within = index - start
+            base = lookup[positions[within, 0], value]
+            cell_row = base + _VIBE_CELL_MARK if base < 0 else base + positions[within, 1]
+            rows[n] = cell_row + positions[within, 2]
             n += 1
-        counts[sample] = n - start
-    return rows[:n].copy(), counts
+    offsets[sample + 1 :] = n  # samples after the last value have none
+    return rows[:n].copy(), offsets
 
 
 def frame_rows(grid: np.ndarray) -> np.ndarray:
