@@ -162,7 +162,9 @@ ASSEMBLY_POTENTIAL: MappingProxyType[str, float] = MappingProxyType(
         "holds_heart_deposit_vibe": 0.2,
     }
 )
-_RECIPE_ITEMS = [rules.ITEM_INDEX[resource] for resource in rules.RESOURCES]
+_RECIPE_ITEMS = np.array([rules.ITEM_INDEX[resource] for resource in rules.RESOURCES])
+_VIBE_FIELD = SELF_INDEX["vibe"]
+_ASSEMBLER_CHANNEL = CHANNEL["assembler"]
 _DEPOSIT_VIBE = np.zeros(len(rules.VIBES), bool)  # vibe index -> whether it deposits a heart
 _DEPOSIT_VIBE[[rules.VIBE_INDEX[vibe] for vibe in rules.HEART_CHEST_DEPOSIT_VIBES]] = True
 # The assembler channel of the four cells next to the agent (north, south, west, east).
@@ -174,22 +176,41 @@ BESIDE_ASSEMBLER = (
 )
 
 
+_HEART_A = rules.VIBE_INDEX["heart_a"]
+_BESIDE = np.array(BESIDE_ASSEMBLER[2:]).T.copy()  # (4, 2): the view cells next to the agent
+_PHI_WEIGHTS = np.array([ASSEMBLY_POTENTIAL[name] for name in ASSEMBLY_POTENTIAL])  # in the table's order
+
+
 def assembly_potential(batch: SlotArrays) -> np.ndarray:
     """`phi` of every slot's current state (its observation, and whether its world holds a heart)."""
-    selves = batch.selves
-    vibe = selves[:, SELF_INDEX["vibe"]]
-    showing = (vibe == rules.VIBE_INDEX["heart_a"]) & selves[:, _RECIPE_ITEMS].any(axis=1)
-    beside = showing & batch.grids[BESIDE_ASSEMBLER].any(axis=1)
-    hearts = selves[:, rules.HEART]
-    world_heart = np.maximum.reduceat(hearts, batch.first_slot)[batch.slot_world] > 0
-    ready = (hearts > 0) & _DEPOSIT_VIBE[vibe]
-    weights = ASSEMBLY_POTENTIAL
-    return (
-        weights["heart_a_with_recipe"] * showing
-        + weights["heart_a_beside_assembler"] * beside
-        + weights["world_holds_heart"] * world_heart
-        + weights["holds_heart_deposit_vibe"] * ready
-    ).astype(np.float32)
+    phi = np.zeros(batch.selves.shape[0], np.float32)
+    _assembly_potential(batch.selves, batch.grids, batch.first_slot, batch.slot_world, phi)
+    return phi
+
+
+@njit(cache=True)
+def _assembly_potential(selves, grids, first_slot, slot_world, phi):
+    """Fills `phi` (float32 per slot): the weights of the chain's steps a slot has reached, summed in
+    float64 in `ASSEMBLY_POTENTIAL`'s order (the order and precision of the numpy sum it replaced)."""
+    slots, worlds = selves.shape[0], first_slot.shape[0]
+    world_heart = np.zeros(worlds, np.bool_)
+    for slot in range(slots):
+        if selves[slot, rules.HEART] > 0:
+            world_heart[slot_world[slot]] = True
+    for slot in range(slots):
+        vibe = selves[slot, _VIBE_FIELD]
+        holds_recipe = False
+        for item in _RECIPE_ITEMS:
+            holds_recipe |= selves[slot, item] > 0
+        showing = vibe == _HEART_A and holds_recipe
+        beside = False
+        if showing:
+            for k in range(_BESIDE.shape[0]):
+                beside |= grids[slot, _ASSEMBLER_CHANNEL, _BESIDE[k, 0], _BESIDE[k, 1]] > 0
+        ready = selves[slot, rules.HEART] > 0 and _DEPOSIT_VIBE[vibe]
+        total = _PHI_WEIGHTS[0] * showing + _PHI_WEIGHTS[1] * beside
+        total = total + _PHI_WEIGHTS[2] * world_heart[slot_world[slot]] + _PHI_WEIGHTS[3] * ready
+        phi[slot] = total
 
 
 class Curriculum:
@@ -300,16 +321,49 @@ class Shaper:
                 self.visited = wider
             _add_novelty(positions, self.visited, np.float32(novelty), scale, bonus)
         if self.config.pickup > 0:
-            bonus += self.config.pickup * (batch.items > self.item_high).sum(axis=1)
-            np.maximum(self.item_high, batch.items, out=self.item_high)
+            _add_pickups(batch.items, self.item_high, self.config.pickup, bonus)
         if self.config.assembly > 0:
             now = assembly_potential(batch)
-            bonus += self.config.assembly * (self.gamma * np.where(done, 0.0, now) - self.potential)
+            gamma, scale = np.float32(self.gamma), np.float32(self.config.assembly)
+            _add_potential_change(now, self.potential, done, gamma, scale, bonus)
             self.potential = now
-        ended = np.flatnonzero(done)
-        self.visited[ended] = False
-        self.item_high[ended] = batch.selves[ended, : len(rules.ITEMS)]
+        _restart_ended(done, batch.selves, self.visited, self.item_high)
         return bonus
+
+
+# The kernels below keep the precision of the numpy expressions they replaced, so the bits do not change
+# (pinned against those expressions by tests/test_learn.py): a pickup adds `pickup * count` in float64 to the
+# float32 bonus; the potential's change is float32 throughout (numpy casts the Python scalars to float32).
+
+
+@njit(cache=True)
+def _add_pickups(items, item_high, pickup, bonus):
+    """`pickup` per item a slot holds more of than ever before in its episode; raises the high marks."""
+    for slot in range(items.shape[0]):
+        count = 0
+        for item in range(items.shape[1]):
+            if items[slot, item] > item_high[slot, item]:
+                count += 1
+                item_high[slot, item] = items[slot, item]
+        bonus[slot] = bonus[slot] + pickup * count
+
+
+@njit(cache=True)
+def _add_potential_change(now, before, done, gamma, scale, bonus):
+    """`scale * (gamma * phi(s') - phi(s))` per slot, with phi(s') = 0 where the episode ended."""
+    for slot in range(now.shape[0]):
+        after = np.float32(0.0) if done[slot] else now[slot]
+        bonus[slot] += scale * (gamma * after - before[slot])
+
+
+@njit(cache=True)
+def _restart_ended(done, selves, visited, item_high):
+    """Slots whose episode ended start afresh: no cell visited, their new start's items as high marks."""
+    for slot in range(done.shape[0]):
+        if done[slot]:
+            visited[slot, :] = False
+            for item in range(item_high.shape[1]):
+                item_high[slot, item] = selves[slot, item]
 
 
 @njit(cache=True)
