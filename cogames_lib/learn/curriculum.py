@@ -324,8 +324,8 @@ class Shaper:
             _add_pickups(batch.items, self.item_high, self.config.pickup, bonus)
         if self.config.assembly > 0:
             now = assembly_potential(batch)
-            gamma, scale = np.float32(self.gamma), np.float32(self.config.assembly)
-            _add_potential_change(now, self.potential, done, gamma, scale, bonus)
+            gamma, weight = np.float32(self.gamma), np.float32(self.config.assembly)
+            _add_potential_change(now, self.potential, done, gamma, weight, bonus)
             self.potential = now
         _restart_ended(done, batch.selves, self.visited, self.item_high)
         return bonus
