@@ -181,6 +181,32 @@ def test_grid_features_equal_the_numpy_reference_row_for_row(depth: int) -> None
     assert empty_rows.size == 0 and empty_offsets.tolist() == [0, 0]
 
 
+def test_self_features_equal_the_numpy_expressions_for_every_value() -> None:
+    """The compiled rows against the numpy code they replaced, over every uint8 of every self field."""
+    from cogames_lib.cvc.observation import SELF_FIELDS, SELF_INDEX
+    from cogames_lib.policies import learned
+
+    rng = np.random.default_rng(0)
+    selves = rng.integers(0, 256, (2000, len(SELF_FIELDS))).astype(np.uint8)
+    selves[:256] = np.arange(256, dtype=np.uint8)[:, None]
+    previous = rng.integers(0, NO_PREVIOUS_ACTION + 1, len(selves))
+    wide = selves.astype(np.int64)
+    items = learned.NUM_ITEMS
+    expected = np.concatenate(
+        [
+            np.minimum(wide[:, :items], learned.ITEM_BUCKETS - 1) + np.arange(items) * learned.ITEM_BUCKETS,
+            learned._ENERGY_BASE
+            + np.minimum(wide[:, [SELF_INDEX["energy"]]] // 16, learned.ENERGY_BUCKETS - 1),
+            learned._VIBE_BASE + wide[:, [SELF_INDEX["vibe"]]],
+            learned._SUCCESS_BASE + np.minimum(wide[:, [SELF_INDEX["last_action_succeeded"]]], 1),
+            learned._ACTION_BASE + previous[:, None],
+        ],
+        axis=1,
+    )
+    np.testing.assert_array_equal(self_features(selves, previous), expected)
+    assert self_features(selves[:0], previous[:0]).shape == (0, learned.SELF_ROWS_PER_SAMPLE)
+
+
 def test_grid_features_name_each_non_zero_value_once() -> None:
     env = make_env("chest_deposit_near", 1, seed=0)
     observations, _ = env.reset(seed=0)
