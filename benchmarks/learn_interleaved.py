@@ -6,7 +6,8 @@ reads the base revision with git; the default base is the code before these help
 The machine's rate drifts by a quarter between runs, more than a change of a few percent, so the two versions
 share one trainer and take turns: even updates run with the base revision's `grid_features`, `self_features`
 and `Shaper` (loaded from `git show BASE:cogames_lib/policies/learned.py` and `.../learn/curriculum.py`),
-odd updates with today's. Both must compute the same bits (the tests pin that), so the updates are the same
+odd updates with today's, after two untimed updates of each (the base's kernels compile in a fresh
+folder). Both must compute the same bits (the tests pin that), so the updates are the same
 work whichever version runs them. Prints agent-steps/s of each and their ratio per repeat.
 """
 
@@ -60,6 +61,14 @@ def main() -> None:
         for repeat in range(args.repeats):
             trainer = ppo.SeedTrainer(ppo.PPOConfig(total_steps=10**12), seed=1)
             while trainer.steps < WARMUP_STEPS:
+                trainer.update()
+            for name in (
+                "base",
+                "now",
+                "base",
+                "now",
+            ):  # untimed: each version's kernels compile or load here
+                ppo.grid_features, ppo.self_features, trainer.shaper.__class__ = versions[name]
                 trainer.update()
             seconds = dict.fromkeys(versions, 0.0)
             steps = dict.fromkeys(versions, 0)

@@ -207,6 +207,38 @@ def test_self_features_equal_the_numpy_expressions_for_every_value() -> None:
     assert self_features(selves[:0], previous[:0]).shape == (0, learned.SELF_ROWS_PER_SAMPLE)
 
 
+def test_grid_features_on_random_sparse_frames_of_every_layout() -> None:
+    """Values in the bytes after the last whole word, samples with no value at the start, middle and end,
+    zero samples, and frames that are not C-contiguous: the compiled word scan against the reference."""
+    rng = np.random.default_rng(11)
+    channels = len(GRID_CHANNELS)
+    for case in range(300):
+        samples, depth = int(rng.integers(0, 9)), int(rng.integers(1, 4))
+        frames = np.zeros((samples, depth, channels, 11, 11), np.uint8)
+        mask = rng.random(frames.shape) < rng.choice([0.0, 0.002, 0.03])
+        frames[mask] = rng.integers(1, 3, int(mask.sum()))
+        if samples:
+            frames[rng.integers(0, samples), ...] = 0  # an empty sample
+            frames.reshape(-1)[-1] = 1  # the very last byte: past the last whole word when size % 8 != 0
+        layouts = [frames, frames[::-1], np.asfortranarray(frames)]
+        if samples > 1:
+            layouts.append(frames[::2])
+        for layout in layouts:
+            rows, offsets = grid_features(layout)
+            expected_rows, expected_offsets = _reference_grid_features(np.ascontiguousarray(layout))
+            np.testing.assert_array_equal(rows, expected_rows, err_msg=str(case))
+            np.testing.assert_array_equal(offsets, expected_offsets, err_msg=str(case))
+    with pytest.raises(ValueError, match="uint8"):
+        grid_features(np.zeros((1, 1, channels, 11, 11), np.int64))
+
+
+def test_self_features_refuse_a_previous_action_count_that_does_not_match() -> None:
+    from cogames_lib.cvc.observation import SELF_FIELDS
+
+    with pytest.raises(ValueError, match="one previous action per sample"):
+        self_features(np.zeros((4, len(SELF_FIELDS)), np.uint8), np.zeros(2, np.int64))
+
+
 def test_grid_features_name_each_non_zero_value_once() -> None:
     env = make_env("chest_deposit_near", 1, seed=0)
     observations, _ = env.reset(seed=0)

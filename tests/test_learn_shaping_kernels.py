@@ -51,19 +51,23 @@ class _ReferenceShaper:
         self.item_high = batch.selves[:, : len(rules.ITEMS)].astype(np.int64)
         self.potential = _reference_potential(batch)
 
-    def rewards(self, batch: SimpleNamespace, steps_done: int, unsolved: np.ndarray) -> np.ndarray:
+    def rewards(self, batch: SimpleNamespace, steps_done: int, unsolved: np.ndarray | None) -> np.ndarray:
         done = batch.done
         bonus = np.zeros(batch.num_slots, np.float32)
-        novelty = np.float32(self.config.novelty_at(steps_done))
-        for slot, position in enumerate(batch.positions):
-            if not self.visited[slot, position]:
-                self.visited[slot, position] = True
-                bonus[slot] += novelty * unsolved[slot]
-        bonus += self.config.pickup * (batch.items > self.item_high).sum(axis=1)
-        np.maximum(self.item_high, batch.items, out=self.item_high)
-        now = _reference_potential(batch)
-        bonus += self.config.assembly * (self.gamma * np.where(done, 0.0, now) - self.potential)
-        self.potential = now
+        novelty = self.config.novelty_at(steps_done)
+        if novelty > 0:
+            scale = unsolved if self.config.novelty_gate else np.ones(batch.num_slots, np.float32)
+            for slot, position in enumerate(batch.positions):
+                if not self.visited[slot, position]:
+                    self.visited[slot, position] = True
+                    bonus[slot] += np.float32(novelty) * scale[slot]
+        if self.config.pickup > 0:
+            bonus += self.config.pickup * (batch.items > self.item_high).sum(axis=1)
+            np.maximum(self.item_high, batch.items, out=self.item_high)
+        if self.config.assembly > 0:
+            now = _reference_potential(batch)
+            bonus += self.config.assembly * (self.gamma * np.where(done, 0.0, now) - self.potential)
+            self.potential = now
         ended = np.flatnonzero(done)
         self.visited[ended] = False
         self.item_high[ended] = batch.selves[ended, : len(rules.ITEMS)]
@@ -84,10 +88,20 @@ def _random_state(batch: SimpleNamespace, rng: np.random.Generator, cells: int) 
     batch.done[:] = rng.random(slots) < 0.1
 
 
+_CONFIGS = {
+    "every term": ShapingConfig(novelty=0.0137, novelty_until=5_000, pickup=0.0513, assembly=0.731),
+    "no pickups": ShapingConfig(novelty=0.0137, novelty_until=5_000, pickup=0.0, assembly=0.731),
+    "no potential": ShapingConfig(novelty=0.0137, novelty_until=5_000, pickup=0.0513, assembly=0.0),
+    "annealed novelty": ShapingConfig(novelty=0.02, novelty_until=5_000, novelty_gate=False, pickup=0.05),
+}
+
+
 @pytest.mark.parametrize("gamma", [0.99, 0.5, 0.9137])
-def test_compiled_shaping_equals_the_numpy_expressions_bit_for_bit(gamma: float) -> None:
+@pytest.mark.parametrize("name", list(_CONFIGS))
+def test_compiled_shaping_equals_the_numpy_expressions_bit_for_bit(gamma: float, name: str) -> None:
+    """Each term on and off; positions that grow past the table, so the compiled side widens its own."""
     counts, first_slot, slot_world = slot_layout([1, 2, 4, 1, 2])
-    slots, cells = int(sum(counts)), 40
+    slots, cells = int(sum(counts)), 60
     batch = SimpleNamespace(
         num_slots=slots,
         first_slot=first_slot,
@@ -98,19 +112,20 @@ def test_compiled_shaping_equals_the_numpy_expressions_bit_for_bit(gamma: float)
         positions=np.zeros(slots, np.int64),
         done=np.zeros(slots, np.bool_),
     )
-    rng = np.random.default_rng(int(gamma * 1000))
-    _random_state(batch, rng, cells)
-    config = ShapingConfig(novelty=0.0137, novelty_until=5_000, pickup=0.0513, assembly=0.731)
+    rng = np.random.default_rng([int(gamma * 1000), len(name)])
+    _random_state(batch, rng, 5)
+    config = _CONFIGS[name]
     shaper = Shaper(config, gamma, batch)
-    shaper.visited = np.zeros((slots, cells), np.bool_)  # the reference's table width: no widening here
     reference = _ReferenceShaper(config, gamma, batch, cells)
     assert np.array_equal(assembly_potential(batch), _reference_potential(batch))
-    for step in range(400):
-        _random_state(batch, rng, cells)
-        unsolved = rng.random(slots).astype(np.float32)
+    for step in range(300):
+        _random_state(batch, rng, min(cells, 5 + step // 4))  # the cells in use grow: the table widens
+        unsolved = rng.random(slots).astype(np.float32) if config.novelty_gate else None
         expected = reference.rewards(batch, step * 25, unsolved)
         got = shaper.rewards(batch, step * 25, unsolved)
         assert got.dtype == np.float32 and np.array_equal(got, expected), step
         assert np.array_equal(shaper.potential, reference.potential)
         assert np.array_equal(shaper.item_high, reference.item_high)
-        assert np.array_equal(shaper.visited, reference.visited)
+        width = min(shaper.visited.shape[1], cells)
+        assert np.array_equal(shaper.visited[:, :width], reference.visited[:, :width])
+        assert not shaper.visited[:, width:].any() and not reference.visited[:, width:].any()

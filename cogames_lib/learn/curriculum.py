@@ -176,40 +176,69 @@ BESIDE_ASSEMBLER = (
 )
 
 
-_HEART_A = rules.VIBE_INDEX["heart_a"]
+# What the compiled phi reads, handed in as arguments: numba's cache watches only this file, so a constant
+# taken from `rules` or `observation` as a global would stay frozen in the cached code after they change.
+# (heart item, heart_a vibe, the vibe field, the assembler channel)
+_PHI_FIELDS = np.array([rules.HEART, rules.VIBE_INDEX["heart_a"], _VIBE_FIELD, _ASSEMBLER_CHANNEL])
 _BESIDE = np.array(BESIDE_ASSEMBLER[2:]).T.copy()  # (4, 2): the view cells next to the agent
-_PHI_WEIGHTS = np.array([ASSEMBLY_POTENTIAL[name] for name in ASSEMBLY_POTENTIAL])  # in the table's order
+_PHI_WEIGHTS = np.array(  # named, in the order phi sums them
+    [
+        ASSEMBLY_POTENTIAL[name]
+        for name in (
+            "heart_a_with_recipe",
+            "heart_a_beside_assembler",
+            "world_holds_heart",
+            "holds_heart_deposit_vibe",
+        )
+    ]
+)
 
 
 def assembly_potential(batch: SlotArrays) -> np.ndarray:
     """`phi` of every slot's current state (its observation, and whether its world holds a heart)."""
     phi = np.zeros(batch.selves.shape[0], np.float32)
-    _assembly_potential(batch.selves, batch.grids, batch.first_slot, batch.slot_world, phi)
+    _assembly_potential(
+        batch.selves,
+        batch.grids,
+        batch.first_slot,
+        batch.slot_world,
+        _PHI_FIELDS,
+        _RECIPE_ITEMS,
+        _DEPOSIT_VIBE,
+        _BESIDE,
+        _PHI_WEIGHTS,
+        phi,
+    )
     return phi
 
 
 @njit(cache=True)
-def _assembly_potential(selves, grids, first_slot, slot_world, phi):
+def _assembly_potential(
+    selves, grids, first_slot, slot_world, fields, recipe, deposits, beside_cells, weights, phi
+):
     """Fills `phi` (float32 per slot): the weights of the chain's steps a slot has reached, summed in
-    float64 in `ASSEMBLY_POTENTIAL`'s order (the order and precision of the numpy sum it replaced)."""
+    float64 in the order of the numpy sum it replaced (its precision and order, so the same bits)."""
+    heart, heart_a, vibe_field, assembler = fields[0], fields[1], fields[2], fields[3]
     slots, worlds = selves.shape[0], first_slot.shape[0]
     world_heart = np.zeros(worlds, np.bool_)
     for slot in range(slots):
-        if selves[slot, rules.HEART] > 0:
+        if selves[slot, heart] > 0:
             world_heart[slot_world[slot]] = True
     for slot in range(slots):
-        vibe = selves[slot, _VIBE_FIELD]
+        vibe = selves[slot, vibe_field]
+        if vibe >= deposits.shape[0]:
+            raise ValueError("assembly potential: a vibe index outside the vibe table")
         holds_recipe = False
-        for item in _RECIPE_ITEMS:
+        for item in recipe:
             holds_recipe |= selves[slot, item] > 0
-        showing = vibe == _HEART_A and holds_recipe
+        showing = vibe == heart_a and holds_recipe
         beside = False
         if showing:
-            for k in range(_BESIDE.shape[0]):
-                beside |= grids[slot, _ASSEMBLER_CHANNEL, _BESIDE[k, 0], _BESIDE[k, 1]] > 0
-        ready = selves[slot, rules.HEART] > 0 and _DEPOSIT_VIBE[vibe]
-        total = _PHI_WEIGHTS[0] * showing + _PHI_WEIGHTS[1] * beside
-        total = total + _PHI_WEIGHTS[2] * world_heart[slot_world[slot]] + _PHI_WEIGHTS[3] * ready
+            for k in range(beside_cells.shape[0]):
+                beside |= grids[slot, assembler, beside_cells[k, 0], beside_cells[k, 1]] > 0
+        ready = selves[slot, heart] > 0 and deposits[vibe]
+        total = weights[0] * showing + weights[1] * beside
+        total = total + weights[2] * world_heart[slot_world[slot]] + weights[3] * ready
         phi[slot] = total
 
 
@@ -332,8 +361,8 @@ class Shaper:
 
 
 # The kernels below keep the precision of the numpy expressions they replaced, so the bits do not change
-# (pinned against those expressions by tests/test_learn.py): a pickup adds `pickup * count` in float64 to the
-# float32 bonus; the potential's change is float32 throughout (numpy casts the Python scalars to float32).
+# (pinned against them by tests/test_learn_shaping_kernels.py): a pickup adds `pickup * count` in float64 to
+# the float32 bonus; the potential's change is float32 throughout (numpy casts the Python scalars to float32).
 
 
 @njit(cache=True)

@@ -74,8 +74,6 @@ _ACTION_BASE = _SUCCESS_BASE + 2
 NO_PREVIOUS_ACTION = NUM_ACTIONS  # the previous-action feature right after a reset
 SELF_FEATURES = _ACTION_BASE + NUM_ACTIONS + 1
 SELF_ROWS_PER_SAMPLE = NUM_ITEMS + 4
-_ENERGY_FIELD, _VIBE_FIELD = SELF_INDEX["energy"], SELF_INDEX["vibe"]
-_SUCCESS_FIELD = SELF_INDEX["last_action_succeeded"]
 
 
 @dataclass(frozen=True)
@@ -97,6 +95,8 @@ def grid_features(frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Rows come sample by sample, each sample's in the order of its non-zero values (frame, channel, cell): the
     order in which the network sums them. Compiled (`_bag_rows`): the trainer calls it at every step."""
+    if frames.dtype != np.uint8:  # the word view below reads one byte per value
+        raise ValueError(f"grid_features: frames must be uint8, got {frames.dtype}")
     samples, size = frames.shape[0], math.prod(frames.shape[1:])
     flat = np.ascontiguousarray(frames).reshape(samples * size)
     # The same bytes eight at a time: about 97% of a view is zero, so whole zero words are skipped.
@@ -159,21 +159,48 @@ def self_features(selves: np.ndarray, previous_actions: np.ndarray) -> np.ndarra
     item's count (capped at ITEM_BUCKETS - 1), energy // 16 (capped), the vibe, whether the last action
     succeeded, the previous action; each in its own block of rows. Compiled: the trainer calls it at every
     step."""
+    previous = np.asarray(previous_actions, np.int64)
+    if selves.ndim != 2 or selves.shape[1] < len(SELF_INDEX) or previous.shape != (selves.shape[0],):
+        raise ValueError(
+            f"self_features: self vectors (samples, {len(SELF_INDEX)}) and one previous action per sample, "
+            f"got {selves.shape} and {previous.shape}"
+        )
     rows = np.empty((selves.shape[0], SELF_ROWS_PER_SAMPLE), np.int64)
-    _self_rows(selves, np.asarray(previous_actions, np.int64), rows)
+    _self_rows(selves, previous, _SELF_LAYOUT, rows)
     return rows
 
 
+# What the compiled rows read, handed in as an argument: numba's cache watches only this file, and these
+# numbers come from `rules` and `observation`. (items, item buckets, energy buckets, the four blocks' first
+# rows, the energy, vibe and success fields)
+_SELF_LAYOUT = np.array(
+    [
+        NUM_ITEMS,
+        ITEM_BUCKETS,
+        ENERGY_BUCKETS,
+        _ENERGY_BASE,
+        _VIBE_BASE,
+        _SUCCESS_BASE,
+        _ACTION_BASE,
+        SELF_INDEX["energy"],
+        SELF_INDEX["vibe"],
+        SELF_INDEX["last_action_succeeded"],
+    ]
+)
+
+
 @njit(cache=True)
-def _self_rows(selves, previous_actions, rows):
-    energy, vibe, success = _ENERGY_FIELD, _VIBE_FIELD, _SUCCESS_FIELD
+def _self_rows(selves, previous_actions, layout, rows):
+    items, item_buckets, energy_buckets = layout[0], layout[1], layout[2]
+    energy_base, vibe_base, success_base, action_base = layout[3], layout[4], layout[5], layout[6]
+    energy, vibe, success = layout[7], layout[8], layout[9]
     for sample in range(selves.shape[0]):
-        for item in range(NUM_ITEMS):
-            rows[sample, item] = min(int(selves[sample, item]), ITEM_BUCKETS - 1) + item * ITEM_BUCKETS
-        rows[sample, NUM_ITEMS] = _ENERGY_BASE + min(int(selves[sample, energy]) // 16, ENERGY_BUCKETS - 1)
-        rows[sample, NUM_ITEMS + 1] = _VIBE_BASE + int(selves[sample, vibe])
-        rows[sample, NUM_ITEMS + 2] = _SUCCESS_BASE + min(int(selves[sample, success]), 1)
-        rows[sample, NUM_ITEMS + 3] = _ACTION_BASE + previous_actions[sample]
+        for item in range(items):
+            rows[sample, item] = min(int(selves[sample, item]), item_buckets - 1) + item * item_buckets
+        rows[sample, items] = energy_base + min(int(selves[sample, energy]) // 16, energy_buckets - 1)
+        rows[sample, items + 1] = vibe_base + int(selves[sample, vibe])
+        rows[sample, items + 2] = success_base + min(int(selves[sample, success]), 1)
+        rows[sample, items + 3] = action_base + previous_actions[sample]
 
 
 class FrameStack:
