@@ -163,8 +163,6 @@ ASSEMBLY_POTENTIAL: MappingProxyType[str, float] = MappingProxyType(
     }
 )
 _RECIPE_ITEMS = np.array([rules.ITEM_INDEX[resource] for resource in rules.RESOURCES])
-_VIBE_FIELD = SELF_INDEX["vibe"]
-_ASSEMBLER_CHANNEL = CHANNEL["assembler"]
 _DEPOSIT_VIBE = np.zeros(len(rules.VIBES), bool)  # vibe index -> whether it deposits a heart
 _DEPOSIT_VIBE[[rules.VIBE_INDEX[vibe] for vibe in rules.HEART_CHEST_DEPOSIT_VIBES]] = True
 # The assembler channel of the four cells next to the agent (north, south, west, east).
@@ -179,7 +177,7 @@ BESIDE_ASSEMBLER = (
 # What the compiled phi reads, handed in as arguments: numba's cache watches only this file, so a constant
 # taken from `rules` or `observation` as a global would stay frozen in the cached code after they change.
 # (heart item, heart_a vibe, the vibe field, the assembler channel)
-_PHI_FIELDS = np.array([rules.HEART, rules.VIBE_INDEX["heart_a"], _VIBE_FIELD, _ASSEMBLER_CHANNEL])
+_PHI_FIELDS = np.array([rules.HEART, rules.VIBE_INDEX["heart_a"], SELF_INDEX["vibe"], CHANNEL["assembler"]])
 _BESIDE = np.array(BESIDE_ASSEMBLER[2:]).T.copy()  # (4, 2): the view cells next to the agent
 _PHI_WEIGHTS = np.array(  # named, in the order phi sums them
     [
