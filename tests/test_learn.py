@@ -339,7 +339,9 @@ def test_the_train_command_takes_collect_workers(tmp_path: Path, capsys: pytest.
               "--no-novelty-gate", "--novelty-until", "1500000"]) == 0
     )  # fmt: skip
     config = json.loads((tmp_path / "run" / RUN_FILE).read_text())["config"]
-    assert config["collect_workers"] == 2
+    assert config["collect_workers"] == 2 and config["lr_anneal"] == 0.0
+    assert main([*arguments, "--out", str(tmp_path / "anneal"), "--lr-anneal", "0.25"]) == 0
+    assert json.loads((tmp_path / "anneal" / RUN_FILE).read_text())["config"]["lr_anneal"] == 0.25
     annealed = ShapingConfig(assembly=0.5, novelty_gate=False, novelty_until=1_500_000)
     assert config["shaping"] == annealed.to_dict() != ShapingConfig(assembly=0.5).to_dict()
     assert main([*arguments, "--out", str(tmp_path / "gated"), "--novelty-until", "2000000"]) == 0
@@ -351,6 +353,8 @@ def test_the_train_command_takes_collect_workers(tmp_path: Path, capsys: pytest.
     assert "collect_workers: at most one per world (7), got 8" in capsys.readouterr().err
     assert main([*arguments, "--out", str(tmp_path / "bad"), "--assembly", "-1"]) == 2
     assert "shaping: assembly must be >= 0, got -1.0" in capsys.readouterr().err
+    assert main([*arguments, "--out", str(tmp_path / "bad"), "--lr-anneal", "2"]) == 2
+    assert "lr_anneal: a fraction of the run in [0, 1], got 2.0" in capsys.readouterr().err
 
 
 def test_training_seeds_never_overlap_evaluation_seeds() -> None:
@@ -604,6 +608,41 @@ def test_solved_drop_sets_how_often_a_solved_task_is_still_drawn() -> None:
         with pytest.raises(ParameterError, match="solved_drop"):
             Curriculum(["chest_deposit_near"], [1], run_seed=3, solved_drop=bad)
     assert PPOConfig().to_dict()["solved_drop"] == 0.75
+
+
+def test_lr_anneal_lowers_the_rate_over_the_last_fraction_and_leaves_the_updates_before_it_alone() -> None:
+    """CleanRL's linear schedule over the last `lr_anneal` of the planned updates: of 4 updates with 0.5 the
+    last takes half the rate; with 1.0 the rate falls from the second update on, so the first update's
+    weights equal a constant run's and the last ones differ."""
+    planned = replace(TINY, total_steps=4 * TINY.rollout_size())
+    assert planned.planned_updates() == 4
+    rate = planned.learning_rate
+    half = replace(planned, lr_anneal=0.5)
+    assert [half.learning_rate_at(u) for u in range(4)] == [rate, rate, rate, rate / 2]
+    whole = replace(planned, lr_anneal=1.0)
+    assert [whole.learning_rate_at(u) for u in range(4)] == [rate, rate * 3 / 4, rate / 2, rate / 4]
+    assert [planned.learning_rate_at(u) for u in range(4)] == [rate] * 4
+
+    constant, annealed = SeedTrainer(planned, 5), SeedTrainer(whole, 5)
+    try:
+        used = []
+        for _ in range(4):
+            constant.update()
+            annealed.update()
+            used.append(annealed.optimizer.param_groups[0]["lr"])
+            if annealed.updates == 1:  # the first update runs at the full rate in both
+                for name, value in constant.state_dict().items():
+                    assert torch.equal(value, annealed.state_dict()[name]), name
+        assert used == [whole.learning_rate_at(u) for u in range(4)]
+        assert constant.optimizer.param_groups[0]["lr"] == rate
+        assert any(not torch.equal(v, annealed.state_dict()[k]) for k, v in constant.state_dict().items())
+    finally:
+        constant.close()
+        annealed.close()
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ParameterError, match="lr_anneal"):
+            PPOConfig(lr_anneal=bad)
+    assert PPOConfig().to_dict()["lr_anneal"] == 0.0
 
 
 def test_map_symmetries_draw_each_mirror_per_episode_and_leave_runs_without_them_unchanged() -> None:

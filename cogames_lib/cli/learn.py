@@ -61,6 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--solved-drop", type=float, default=None, metavar="X",
                        help="a task's draw weight is (1 - X * its recent success) / budget (default 0.75: a "
                        "solved task is drawn a quarter as often); less keeps solved tasks in the draw")  # fmt: skip
+    train.add_argument("--lr-anneal", type=float, default=None, metavar="F",
+                       help="let the learning rate fall linearly towards 0 over the last fraction F of the "
+                       "planned steps (default 0: constant; 1: over the whole run, as CleanRL)")  # fmt: skip
     train.add_argument("--time-limit", type=float, default=None, metavar="MINUTES",
                        help="stop every seed at the same step before this much wall time (recorded in run.json)")  # fmt: skip
     train.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -93,6 +96,8 @@ def handle_train(args: argparse.Namespace) -> int:
         config = replace(config, worlds=tuple(args.worlds))
     if args.solved_drop is not None:
         config = replace(config, solved_drop=args.solved_drop)
+    if args.lr_anneal is not None:
+        config = replace(config, lr_anneal=args.lr_anneal)
     if args.map_symmetries:
         config = replace(config, map_symmetries=tuple(args.map_symmetries))
     network = NetworkConfig()

@@ -51,8 +51,10 @@ class PPOConfig:
     worlds: how many worlds of each agent count in `AGENT_COUNTS` (1, 2, 4) run side by side.
     curriculum: the diagnostics trained on (normal tier; each world draws among those allowing its count).
     rollout_steps: steps per slot between updates; epochs, minibatches: PPO passes over each rollout.
-    learning_rate (Adam, constant), gamma, gae_lambda, clip, entropy, value_coef,
-    max_grad_norm: CleanRL's PPO hyper-parameters. network: frames (memory) and hidden units.
+    learning_rate (Adam), gamma, gae_lambda, clip, entropy, value_coef,
+    max_grad_norm: CleanRL's PPO hyper-parameters. lr_anneal: the last fraction of the planned updates over
+    which the learning rate falls linearly towards 0 (0: constant, the default; 1: CleanRL's anneal over
+    the whole run); the updates before that window are those of a run without it. network: frames (memory) and hidden units.
     shaping: training-only reward terms. threads: torch CPU threads (1 keeps results reproducible).
     collect_workers: processes that step the worlds (1: in the training process); results do not depend on it.
     map_symmetries: symmetries of the maps (`diagnostics.mirrors.SYMMETRIES`) a training episode may be
@@ -79,6 +81,7 @@ class PPOConfig:
     collect_workers: int = 1
     map_symmetries: tuple[str, ...] = ()
     solved_drop: float = SOLVED_WEIGHT_DROP
+    lr_anneal: float = 0.0
 
     def __post_init__(self) -> None:
         if len(self.worlds) != len(AGENT_COUNTS) or min(self.worlds) < 0 or sum(self.worlds) < 1:
@@ -92,6 +95,20 @@ class PPOConfig:
             )
         symmetry_kinds(self.map_symmetries)  # one-line errors for unknown or repeated kinds
         check_solved_drop(self.solved_drop)
+        if not 0.0 <= self.lr_anneal <= 1.0:
+            raise ParameterError(f"lr_anneal: a fraction of the run in [0, 1], got {self.lr_anneal}")
+
+    def planned_updates(self) -> int:
+        """Updates a seed runs: `total_steps` rounded up to whole rollouts."""
+        return -(-self.total_steps // self.rollout_size())
+
+    def learning_rate_at(self, update: int) -> float:
+        """The learning rate of update `update` (0-based): constant, then, over the last `lr_anneal` of
+        the planned updates, `learning_rate x (updates left) / (window)`, so the last update takes
+        1 / window of it (CleanRL's schedule when `lr_anneal` is 1)."""
+        window = self.lr_anneal * self.planned_updates()
+        left = self.planned_updates() - update
+        return self.learning_rate if left >= window else self.learning_rate * left / window
 
     def agent_counts(self) -> list[int]:
         return [count for count, worlds in zip(AGENT_COUNTS, self.worlds, strict=True) for _ in range(worlds)]
@@ -261,6 +278,9 @@ class SeedTrainer:
             running = delta + config.gamma * config.gae_lambda * keep * running
             advantages[t] = running
         returns = advantages + values[:-1]
+        if config.lr_anneal > 0:  # without it the optimizer's rate is never touched (the same bits as before)
+            for group in self.optimizer.param_groups:
+                group["lr"] = config.learning_rate_at(self.updates)
         self._optimize(grid_list, count_list, self_rows, actions, log_probs, advantages, returns)
         self.steps += self.rollout_size
         self.updates += 1
@@ -337,7 +357,7 @@ def train_seed(
     """Train one seed for `config.total_steps` (rounded up to whole rollouts); `on_checkpoint(step,
     state_dict)` at step 0 and at `checkpoints` evenly spaced steps."""
     trainer = SeedTrainer(config, seed, device)
-    updates = -(-config.total_steps // trainer.rollout_size)
+    updates = config.planned_updates()
     targets = checkpoint_steps(updates * trainer.rollout_size, checkpoints)
     saved: list[str] = []
     log: list[dict[str, Any]] = []

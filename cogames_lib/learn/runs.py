@@ -97,8 +97,7 @@ def train_run(
         record["wall_seconds"] = round(time.time() - started, 1)
         io.write_json(run_dir / RUN_FILE, record, inline_depth=4)  # one line per log entry
 
-    size = config.rollout_size()
-    record["planned_steps_per_seed"] = -(-config.total_steps // size) * size
+    record["planned_steps_per_seed"] = config.planned_updates() * config.rollout_size()
     job = _SeedGroup(config, [], run_dir, checkpoints, device, verbose, time_limit_s, started, None)
     if len(groups) == 1:
         runs, stopped = _train_seeds(replace(job, seeds=groups[0]), write_record)
@@ -169,9 +168,8 @@ def _train_seeds(
     try:
         for seed in job.seeds:
             trainers.append(SeedTrainer(config, seed, job.device))
-        size = config.rollout_size()
-        updates = -(-config.total_steps // size)
-        targets = checkpoint_steps(updates * size, job.checkpoints)
+        updates = config.planned_updates()
+        targets = checkpoint_steps(updates * config.rollout_size(), job.checkpoints)
         logs: dict[int, list[dict[str, Any]]] = {trainer.seed: [] for trainer in trainers}
         saved: dict[int, list[int]] = {trainer.seed: [] for trainer in trainers}
 
