@@ -133,3 +133,56 @@ def test_figures_draw_the_aggregates():
     empty = learned_plots.emergence_heatmap(emergence_grid(table.head(0)))
     assert "no checkpoints" in empty.axes[0].texts[0].get_text()
     assert step_words(1_500_000) == "1.5M" and step_words(950) == "950"
+
+
+def test_seed_scorecard_counts_each_seed_s_final_checkpoint_against_the_learning_targets():
+    """Seed 0 passes every target and 12 documented one-agent diagnostics (the stretch) at its last step
+    only; seed 1 misses the chorus and the charger (8 of 10). Earlier steps and the hard tier do not count."""
+    from cogames_lib.diagnostics import DIAGNOSTICS
+    from cogames_lib.learn.emergence_summary import LEARNING_TARGETS, seed_scorecard
+
+    targets = {name for name, _ in LEARNING_TARGETS}
+    documented = [name for name, record in DIAGNOSTICS.items() if record.documented]
+    extra = [name for name in documented if name not in targets][:6]  # 6 targets at 1 agent + 6 = 12
+    rows = []
+    for seed, misses in ((0, set()), (1, {"diagnostic_chorus_pair", "diagnostic_charge_up"})):
+        for step in (0, 50_000):
+            final = step == 50_000
+            for name in documented:
+                ok = final and (name in targets or (seed == 0 and name in extra)) and name not in misses
+                rows.append((seed, step, name, "normal", 1, 10 if ok else 0))
+            rows.append(
+                (
+                    seed,
+                    step,
+                    "diagnostic_chorus_pair",
+                    "normal",
+                    2,
+                    0 if "diagnostic_chorus_pair" in misses or not final else 9,
+                )
+            )
+            rows.append((seed, step, f"{documented[-1]}_hard", "hard", 1, 10))
+    table = EMERGENCE.frame(
+        dict(
+            seed=s,
+            step=t,
+            diagnostic=d,
+            tier=tier,
+            num_agents=k,
+            n=10,
+            successes=w,
+            first_reliable_step=pd.NA,
+        )
+        for s, t, d, tier, k, w in rows
+    )
+    card = seed_scorecard(table).set_index("seed")
+    assert card["step"].tolist() == [50_000, 50_000]
+    assert card["one_agent_played"].tolist() == [17, 17]
+    assert card["one_agent_passed"].tolist() == [12, 5]
+    assert card["chorus"].tolist() == [True, False] and card["targets"].tolist() == [True, False]
+    assert card["stretch"].tolist() == [True, False]
+    assert (
+        card.loc[1, "missing_targets"] == "charge_up@1;chorus_pair@2" and card.loc[0, "missing_targets"] == ""
+    )
+    assert card.loc[0, "n"] == 180 and card.loc[0, "successes"] == 12 * 10 + 9
+    assert 0.0 < card.loc[0, "ci_low"] < card.loc[0, "rate"] < card.loc[0, "ci_high"]

@@ -22,6 +22,34 @@ from cogames_lib.tables import EMERGENCE, RATE_COLUMNS
 
 OTHER_FAMILY = "other"
 FAMILY_CURVE_COLUMNS = ("family", "num_agents", "step", "n_seeds", "n", "rate", "ci_low", "ci_high")
+# Issue 19's learning targets, each at >= RELIABLE_RATE on held-out episodes of a seed's final checkpoint:
+# the five chest diagnostics and the charger at 1 agent, and a chorus at 2 agents (`chorus_pair`).
+LEARNING_TARGETS = (
+    *(
+        (f"diagnostic_{name}", 1)
+        for name in (
+            "chest_deposit_near",
+            "chest_deposit_search",
+            "chest_navigation1",
+            "chest_navigation2",
+            "chest_navigation3",
+            "charge_up",
+        )
+    ),
+    ("diagnostic_chorus_pair", 2),
+)
+STRETCH_ONE_AGENT = 12  # the stretch: this many of the documented diagnostics at 1 agent
+SCORECARD_COLUMNS = (
+    "seed",
+    "step",
+    "one_agent_passed",
+    "one_agent_played",
+    "chorus",
+    "targets",
+    "stretch",
+    "missing_targets",
+    *RATE_COLUMNS,
+)
 FIRST_PASS_COLUMNS = (
     "diagnostic",
     "tier",
@@ -135,3 +163,45 @@ def first_reliable_summary(table: pd.DataFrame) -> pd.DataFrame:
         )
     result = pd.DataFrame(rows, columns=list(FIRST_PASS_COLUMNS))
     return result.astype({"first_step_min": "Int64", "first_step_max": "Int64"})
+
+
+def seed_scorecard(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) -> pd.DataFrame:
+    """Per training seed at its final checkpoint, normal tier (`SCORECARD_COLUMNS`): the documented
+    diagnostics passed at 1 agent (rate >= the bar) of those played, whether `chorus_pair` at 2 agents and
+    every `LEARNING_TARGETS` cell pass, whether the stretch (`STRETCH_ONE_AGENT`) is met, the targets
+    missed (`name@agents`, `;`-joined), and the pass rate pooled over every normal cell (Wilson). A target
+    cell the table lacks counts as missed."""
+    from cogames_lib.diagnostics import DIAGNOSTICS
+
+    documented = {name for name, record in DIAGNOSTICS.items() if record.documented}
+    final = final_checkpoints(table)
+    final = final[final["tier"].astype(str) == "normal"]
+    final = final.assign(ok=final["successes"] >= reliable_rate * final["n"] - 1e-9)
+    pooled = pooled_rates(final, ["seed"]).set_index("seed")
+    rows = []
+    for seed, group in final.groupby("seed", sort=True):
+        passed = {
+            (d, int(k)) for d, k, ok in zip(group["diagnostic"], group["num_agents"], group["ok"]) if ok
+        }
+        one = group[(group["num_agents"] == 1) & group["diagnostic"].isin(documented)]
+        missing = [f"{_short(d)}@{k}" for d, k in LEARNING_TARGETS if (d, k) not in passed]
+        count = int(one["ok"].sum())
+        rates = pooled.loc[seed]
+        rows.append(
+            (
+                seed,
+                int(group["step"].iloc[0]),
+                count,
+                len(one),
+                ("diagnostic_chorus_pair", 2) in passed,
+                not missing,
+                count >= STRETCH_ONE_AGENT,
+                ";".join(missing),
+                *(rates[column] for column in RATE_COLUMNS),
+            )
+        )
+    return pd.DataFrame(rows, columns=list(SCORECARD_COLUMNS)).astype({"n": int, "successes": int})
+
+
+def _short(name: object) -> str:
+    return str(name).removeprefix("diagnostic_")
