@@ -180,9 +180,8 @@ def seed_scorecard(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) ->
     pooled = pooled_rates(final, ["seed"]).set_index("seed")
     rows = []
     for seed, group in final.groupby("seed", sort=True):
-        passed = {
-            (d, int(k)) for d, k, ok in zip(group["diagnostic"], group["num_agents"], group["ok"]) if ok
-        }
+        reliable = group[group["ok"]]
+        passed = set(zip(reliable["diagnostic"], reliable["num_agents"].astype(int), strict=True))
         one = group[(group["num_agents"] == 1) & group["diagnostic"].isin(documented)]
         missing = [f"{_short(d)}@{k}" for d, k in LEARNING_TARGETS if (d, k) not in passed]
         count = int(one["ok"].sum())
