@@ -340,8 +340,6 @@ def test_the_train_command_takes_collect_workers(tmp_path: Path, capsys: pytest.
     )  # fmt: skip
     config = json.loads((tmp_path / "run" / RUN_FILE).read_text())["config"]
     assert config["collect_workers"] == 2 and config["lr_anneal"] == 0.0
-    assert main([*arguments, "--out", str(tmp_path / "anneal"), "--lr-anneal", "0.25"]) == 0
-    assert json.loads((tmp_path / "anneal" / RUN_FILE).read_text())["config"]["lr_anneal"] == 0.25
     annealed = ShapingConfig(assembly=0.5, novelty_gate=False, novelty_until=1_500_000)
     assert config["shaping"] == annealed.to_dict() != ShapingConfig(assembly=0.5).to_dict()
     assert main([*arguments, "--out", str(tmp_path / "gated"), "--novelty-until", "2000000"]) == 0
@@ -349,6 +347,8 @@ def test_the_train_command_takes_collect_workers(tmp_path: Path, capsys: pytest.
     assert gated == ShapingConfig(novelty_until=2_000_000).to_dict() and gated["novelty_gate"] is True
     assert main([*arguments, "--out", str(tmp_path / "no"), "--no-shaping", "--novelty-gate"]) == 0
     assert json.loads((tmp_path / "no" / RUN_FILE).read_text())["config"]["shaping"]["novelty_gate"] is True
+    assert main([*arguments, "--out", str(tmp_path / "anneal"), "--lr-anneal", "0.25"]) == 0
+    assert json.loads((tmp_path / "anneal" / RUN_FILE).read_text())["config"]["lr_anneal"] == 0.25
     assert main([*arguments, "--out", str(tmp_path / "bad"), "--collect-workers", "8"]) == 2
     assert "collect_workers: at most one per world (7), got 8" in capsys.readouterr().err
     assert main([*arguments, "--out", str(tmp_path / "bad"), "--assembly", "-1"]) == 2
@@ -554,6 +554,9 @@ def test_a_time_limited_run_is_a_prefix_of_the_planned_run(tmp_path: Path) -> No
     middle = torch.load(tmp_path / "long" / "seed_3" / f"checkpoint_{size:010d}.pt", weights_only=True)
     for name, value in first["state_dict"].items():
         assert torch.equal(value, middle["state_dict"][name]), name
+    with pytest.raises(ParameterError, match=r"time_limit_s .* with lr_anneal"):
+        train_run(replace(TINY, lr_anneal=0.2), [0], tmp_path / "annealed", time_limit_s=60.0)
+    assert not (tmp_path / "annealed").exists()
     stopped = train_run(TINY, [0, 1], tmp_path / "stopped", checkpoints=4, time_limit_s=0.0)
     assert stopped["stopped_by_time_limit"] and [run["steps"] for run in stopped["runs"]] == [0, 0]
     assert [seed for seed, _, _ in run_checkpoints(tmp_path / "stopped")] == [0, 1]
@@ -611,9 +614,9 @@ def test_solved_drop_sets_how_often_a_solved_task_is_still_drawn() -> None:
 
 
 def test_lr_anneal_lowers_the_rate_over_the_last_fraction_and_leaves_the_updates_before_it_alone() -> None:
-    """CleanRL's linear schedule over the last `lr_anneal` of the planned updates: of 4 updates with 0.5 the
-    last takes half the rate; with 1.0 the rate falls from the second update on, so the first update's
-    weights equal a constant run's and the last ones differ."""
+    """CleanRL's linear schedule over the last `lr_anneal` of the planned updates. Of 4 updates with 0.5 the
+    first 3 run at the full rate (weights equal to a constant run's after each: applied one update early,
+    the third would differ) and the last at half (applied one update late, the fourth would not differ)."""
     planned = replace(TINY, total_steps=4 * TINY.rollout_size())
     assert planned.planned_updates() == 4
     rate = planned.learning_rate
@@ -622,20 +625,22 @@ def test_lr_anneal_lowers_the_rate_over_the_last_fraction_and_leaves_the_updates
     whole = replace(planned, lr_anneal=1.0)
     assert [whole.learning_rate_at(u) for u in range(4)] == [rate, rate * 3 / 4, rate / 2, rate / 4]
     assert [planned.learning_rate_at(u) for u in range(4)] == [rate] * 4
+    assert half.learning_rate_at(4) == half.learning_rate_at(9) == 0.0  # past the plan: never negative
+    tenth = replace(
+        TINY, total_steps=30 * TINY.rollout_size(), lr_anneal=0.1
+    )  # a window of 3.0000000000000004
+    assert [tenth.learning_rate_at(u) for u in (26, 27)] == [rate, rate]
+    assert tenth.learning_rate_at(29) == pytest.approx(rate / 3)
 
-    constant, annealed = SeedTrainer(planned, 5), SeedTrainer(whole, 5)
+    constant, annealed = SeedTrainer(planned, 5), SeedTrainer(half, 5)
     try:
-        used = []
-        for _ in range(4):
+        for update in range(1, 5):
             constant.update()
             annealed.update()
-            used.append(annealed.optimizer.param_groups[0]["lr"])
-            if annealed.updates == 1:  # the first update runs at the full rate in both
-                for name, value in constant.state_dict().items():
-                    assert torch.equal(value, annealed.state_dict()[name]), name
-        assert used == [whole.learning_rate_at(u) for u in range(4)]
+            same = [torch.equal(v, annealed.state_dict()[k]) for k, v in constant.state_dict().items()]
+            assert all(same) if update < 4 else not all(same), update
+        assert annealed.optimizer.param_groups[0]["lr"] == rate / 2
         assert constant.optimizer.param_groups[0]["lr"] == rate
-        assert any(not torch.equal(v, annealed.state_dict()[k]) for k, v in constant.state_dict().items())
     finally:
         constant.close()
         annealed.close()

@@ -137,30 +137,30 @@ def test_figures_draw_the_aggregates():
 
 def test_seed_scorecard_counts_each_seed_s_final_checkpoint_against_the_learning_targets():
     """Seed 0 passes every target and 12 documented one-agent diagnostics (the stretch) at its last step
-    only; seed 1 misses the chorus and the charger (8 of 10). Earlier steps and the hard tier do not count."""
+    only, one extra at exactly the bar (8 of 10); seed 1 misses the chorus and the charger and has one
+    extra at 7 of 10 (below the bar): 5 passed. Seed 2's table lacks a target cell (missed). Earlier
+    steps and the hard tier do not count; a seed without normal-tier rows at its final step is an error."""
     from cogames_lib.diagnostics import DIAGNOSTICS
+    from cogames_lib.errors import ParameterError
     from cogames_lib.learn.emergence_summary import LEARNING_TARGETS, seed_scorecard
 
     targets = {name for name, _ in LEARNING_TARGETS}
     documented = [name for name, record in DIAGNOSTICS.items() if record.documented]
     extra = [name for name in documented if name not in targets][:6]  # 6 targets at 1 agent + 6 = 12
     rows = []
-    for seed, misses in ((0, set()), (1, {"diagnostic_chorus_pair", "diagnostic_charge_up"})):
+    for seed, misses in ((0, set()), (1, {"diagnostic_chorus_pair", "diagnostic_charge_up"}), (2, set())):
         for step in (0, 50_000):
             final = step == 50_000
             for name in documented:
+                if seed == 2 and name == "diagnostic_chest_navigation2":
+                    continue
                 ok = final and (name in targets or (seed == 0 and name in extra)) and name not in misses
-                rows.append((seed, step, name, "normal", 1, 10 if ok else 0))
-            rows.append(
-                (
-                    seed,
-                    step,
-                    "diagnostic_chorus_pair",
-                    "normal",
-                    2,
-                    0 if "diagnostic_chorus_pair" in misses or not final else 9,
-                )
-            )
+                wins = 10 if ok else 0
+                if final and name == extra[0]:
+                    wins = 8 if seed == 0 else 7
+                rows.append((seed, step, name, "normal", 1, wins))
+            chorus = 9 if final and "diagnostic_chorus_pair" not in misses else 0
+            rows.append((seed, step, "diagnostic_chorus_pair", "normal", 2, chorus))
             rows.append((seed, step, f"{documented[-1]}_hard", "hard", 1, 10))
     table = EMERGENCE.frame(
         dict(
@@ -176,13 +176,15 @@ def test_seed_scorecard_counts_each_seed_s_final_checkpoint_against_the_learning
         for s, t, d, tier, k, w in rows
     )
     card = seed_scorecard(table).set_index("seed")
-    assert card["step"].tolist() == [50_000, 50_000]
-    assert card["one_agent_played"].tolist() == [17, 17]
-    assert card["one_agent_passed"].tolist() == [12, 5]
-    assert card["chorus"].tolist() == [True, False] and card["targets"].tolist() == [True, False]
-    assert card["stretch"].tolist() == [True, False]
-    assert (
-        card.loc[1, "missing_targets"] == "charge_up@1;chorus_pair@2" and card.loc[0, "missing_targets"] == ""
-    )
-    assert card.loc[0, "n"] == 180 and card.loc[0, "successes"] == 12 * 10 + 9
+    assert card["step"].tolist() == [50_000] * 3
+    assert card["one_agent_played"].tolist() == [17, 17, 16]
+    assert card["one_agent_passed"].tolist() == [12, 5, 5]
+    assert card["chorus"].tolist() == [True, False, True] and card["targets"].tolist() == [True, False, False]
+    assert card["stretch"].tolist() == [True, False, False]
+    assert card["missing_targets"].tolist() == ["", "charge_up@1;chorus_pair@2", "chest_navigation2@1"]
+    assert card["fewest_episodes"].tolist() == [10, 10, 10]
+    assert card.loc[0, "n"] == 180 and card.loc[0, "successes"] == 11 * 10 + 8 + 9
     assert 0.0 < card.loc[0, "ci_low"] < card.loc[0, "rate"] < card.loc[0, "ci_high"]
+    hard_only = table[(table["seed"] != 2) | (table["tier"] == "hard") | (table["step"] == 0)]
+    with pytest.raises(ParameterError, match=r"seeds \[2\] have no normal-tier rows"):
+        seed_scorecard(hard_only)

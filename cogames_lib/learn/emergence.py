@@ -294,13 +294,24 @@ def diagnostic_order(column: pd.Series) -> list[str]:
     return known + sorted(present - set(known))
 
 
+def short_name(diagnostic: object) -> str:
+    """A diagnostic's name without the `diagnostic_` prefix, as tables and sentences print it."""
+    return str(diagnostic).removeprefix("diagnostic_")
+
+
+def passes_bar(successes: Any, n: Any, reliable_rate: float = RELIABLE_RATE) -> Any:
+    """Whether successes / n reaches the bar (scalars or aligned columns; a tolerance for float rounding of
+    rate x n, so 8 of 10 passes 0.8). The one reliability test of the learned-agent tables."""
+    return successes >= reliable_rate * n - 1e-9
+
+
 def with_first_reliable_step(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) -> pd.DataFrame:
     """`table` with `first_reliable_step` (re)computed: per (seed, diagnostic, num_agents), the first step
     whose rate successes / n reaches `reliable_rate` (missing where none does)."""
     if not 0 < reliable_rate <= 1:
         raise ParameterError(f"reliable_rate: must be in (0, 1], got {reliable_rate!r}")
     EMERGENCE.validate(table, "emergence table", EMERGENCE.pick("seed", "step", "diagnostic", "num_agents"))
-    reached = table[(table["n"] > 0) & (table["successes"] >= reliable_rate * table["n"] - 1e-9)]
+    reached = table[(table["n"] > 0) & passes_bar(table["successes"], table["n"], reliable_rate)]
     first = reached.groupby(["seed", "diagnostic", "num_agents"])["step"].min()
     keys = pd.MultiIndex.from_frame(table[["seed", "diagnostic", "num_agents"]])
     result = table.copy()

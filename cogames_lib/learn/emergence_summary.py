@@ -16,7 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from cogames_lib.learn.emergence import RELIABLE_RATE, diagnostic_order
+from cogames_lib.errors import ParameterError
+from cogames_lib.learn.emergence import RELIABLE_RATE, diagnostic_order, passes_bar, short_name
 from cogames_lib.stats import t_interval, wilson_interval
 from cogames_lib.tables import EMERGENCE, RATE_COLUMNS
 
@@ -24,6 +25,7 @@ OTHER_FAMILY = "other"
 FAMILY_CURVE_COLUMNS = ("family", "num_agents", "step", "n_seeds", "n", "rate", "ci_low", "ci_high")
 # Issue 19's learning targets, each at >= RELIABLE_RATE on held-out episodes of a seed's final checkpoint:
 # the five chest diagnostics and the charger at 1 agent, and a chorus at 2 agents (`chorus_pair`).
+CHORUS_TARGET = ("diagnostic_chorus_pair", 2)
 LEARNING_TARGETS = (
     *(
         (f"diagnostic_{name}", 1)
@@ -36,8 +38,9 @@ LEARNING_TARGETS = (
             "charge_up",
         )
     ),
-    ("diagnostic_chorus_pair", 2),
+    CHORUS_TARGET,
 )
+TARGET_EPISODES = 20  # the targets' rates are over at least this many episodes per final cell
 STRETCH_ONE_AGENT = 12  # the stretch: this many of the documented diagnostics at 1 agent
 SCORECARD_COLUMNS = (
     "seed",
@@ -48,6 +51,7 @@ SCORECARD_COLUMNS = (
     "targets",
     "stretch",
     "missing_targets",
+    "fewest_episodes",
     *RATE_COLUMNS,
 )
 FIRST_PASS_COLUMNS = (
@@ -135,7 +139,7 @@ def final_rates(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) -> pd
     (`RATE_COLUMNS`, Wilson), `seeds` and `seeds_reliable` (seeds whose final rate reaches the bar)."""
     final = final_checkpoints(table)
     rates = pooled_rates(final, ["diagnostic", "tier", "num_agents"])
-    reliable = final.assign(ok=final["successes"] >= reliable_rate * final["n"] - 1e-9)
+    reliable = final.assign(ok=passes_bar(final["successes"], final["n"], reliable_rate))
     counts = reliable.groupby(["diagnostic", "tier", "num_agents"], sort=False).agg(
         seeds=("seed", "nunique"), seeds_reliable=("ok", "sum")
     )
@@ -169,21 +173,28 @@ def seed_scorecard(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) ->
     """Per training seed at its final checkpoint, normal tier (`SCORECARD_COLUMNS`): the documented
     diagnostics passed at 1 agent (rate >= the bar) of those played, whether `chorus_pair` at 2 agents and
     every `LEARNING_TARGETS` cell pass, whether the stretch (`STRETCH_ONE_AGENT`) is met, the targets
-    missed (`name@agents`, `;`-joined), and the pass rate pooled over every normal cell (Wilson). A target
-    cell the table lacks counts as missed."""
+    missed (`name@agents`, `;`-joined), the fewest episodes of any final cell (the targets ask for
+    `TARGET_EPISODES`: a caller shows or refuses fewer), and the pass rate pooled over every normal cell
+    (Wilson). A target cell the table lacks counts as missed; a seed without normal-tier rows at its final
+    checkpoint is an error (its scorecard would be empty, not failed)."""
     from cogames_lib.diagnostics import DIAGNOSTICS
 
     documented = {name for name, record in DIAGNOSTICS.items() if record.documented}
-    final = final_checkpoints(table)
-    final = final[final["tier"].astype(str) == "normal"]
-    final = final.assign(ok=final["successes"] >= reliable_rate * final["n"] - 1e-9)
+    if not 0 < reliable_rate <= 1:
+        raise ParameterError(f"reliable_rate: must be in (0, 1], got {reliable_rate!r}")
+    every = final_checkpoints(table)
+    final = every[every["tier"].astype(str) == "normal"]
+    lacking = sorted(set(every["seed"]) - set(final["seed"]))
+    if lacking:
+        raise ParameterError(f"emergence table: seeds {lacking} have no normal-tier rows at their final step")
+    final = final.assign(ok=passes_bar(final["successes"], final["n"], reliable_rate))
     pooled = pooled_rates(final, ["seed"]).set_index("seed")
     rows = []
     for seed, group in final.groupby("seed", sort=True):
         reliable = group[group["ok"]]
         passed = set(zip(reliable["diagnostic"], reliable["num_agents"].astype(int), strict=True))
         one = group[(group["num_agents"] == 1) & group["diagnostic"].isin(documented)]
-        missing = [f"{_short(d)}@{k}" for d, k in LEARNING_TARGETS if (d, k) not in passed]
+        missing = [f"{short_name(d)}@{k}" for d, k in LEARNING_TARGETS if (d, k) not in passed]
         count = int(one["ok"].sum())
         rates = pooled.loc[seed]
         rows.append(
@@ -192,15 +203,12 @@ def seed_scorecard(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) ->
                 int(group["step"].iloc[0]),
                 count,
                 len(one),
-                ("diagnostic_chorus_pair", 2) in passed,
+                CHORUS_TARGET in passed,
                 not missing,
                 count >= STRETCH_ONE_AGENT,
                 ";".join(missing),
+                int(group["n"].min()),
                 *(rates[column] for column in RATE_COLUMNS),
             )
         )
     return pd.DataFrame(rows, columns=list(SCORECARD_COLUMNS)).astype({"n": int, "successes": int})
-
-
-def _short(name: object) -> str:
-    return str(name).removeprefix("diagnostic_")

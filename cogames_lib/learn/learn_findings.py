@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from cogames_lib.finding import UNIT_CELLS, UNIT_EPISODES, UNIT_SEEDS, Finding, interval_text
-from cogames_lib.learn.emergence import RELIABLE_RATE
+from cogames_lib.learn.emergence import RELIABLE_RATE, short_name
 from cogames_lib.learn.emergence_summary import (
     final_checkpoints,
     final_rates,
@@ -31,12 +31,8 @@ FAMILY_FIGURE = "family_curves.png"
 REDUNDANCY_SOURCE = "learned redundancy (checkpoint verdicts) and ablation redundancy"
 
 
-def _short(name: object) -> str:
-    return str(name).removeprefix("diagnostic_")
-
-
 def _cell(diagnostic: object, agents: object) -> str:
-    return f"{_short(diagnostic)} x{int(str(agents))}"
+    return f"{short_name(diagnostic)} x{int(str(agents))}"
 
 
 def step_words(step: float) -> str:
@@ -227,7 +223,7 @@ def _redundancy(
             continue
         sentences = []
         for pair in learned.itertuples(index=False):
-            name = f"{_short(pair.diagnostic_a)} / {_short(pair.diagnostic_b)}"
+            name = f"{short_name(pair.diagnostic_a)} / {short_name(pair.diagnostic_b)}"
             text = (
                 f"{name}: learned {interval_text(pair.agreement, pair.ci_low, pair.ci_high, int(pair.n_shared), UNIT_CELLS)}"
                 f", {pair.reading}"

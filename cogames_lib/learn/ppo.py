@@ -52,9 +52,10 @@ class PPOConfig:
     curriculum: the diagnostics trained on (normal tier; each world draws among those allowing its count).
     rollout_steps: steps per slot between updates; epochs, minibatches: PPO passes over each rollout.
     learning_rate (Adam), gamma, gae_lambda, clip, entropy, value_coef,
-    max_grad_norm: CleanRL's PPO hyper-parameters. lr_anneal: the last fraction of the planned updates over
-    which the learning rate falls linearly towards 0 (0: constant, the default; 1: CleanRL's anneal over
-    the whole run); the updates before that window are those of a run without it. network: frames (memory) and hidden units.
+    max_grad_norm: CleanRL's PPO hyper-parameters.
+    lr_anneal: the last fraction of the planned updates over which the learning rate falls linearly
+    towards 0 (0: constant, the default; 1: CleanRL's anneal over the whole run); the updates before
+    that window are bit for bit those of a run without it. network: frames (memory) and hidden units.
     shaping: training-only reward terms. threads: torch CPU threads (1 keeps results reproducible).
     collect_workers: processes that step the worlds (1: in the training process); results do not depend on it.
     map_symmetries: symmetries of the maps (`diagnostics.mirrors.SYMMETRIES`) a training episode may be
@@ -107,8 +108,9 @@ class PPOConfig:
         the planned updates, `learning_rate x (updates left) / (window)`, so the last update takes
         1 / window of it (CleanRL's schedule when `lr_anneal` is 1)."""
         window = self.lr_anneal * self.planned_updates()
-        left = self.planned_updates() - update
-        return self.learning_rate if left >= window else self.learning_rate * left / window
+        left = max(self.planned_updates() - update, 0)
+        # the tolerance keeps a whole-number window whole (0.1 x 30 is 3.0000000000000004)
+        return self.learning_rate if left >= window - 1e-9 else self.learning_rate * left / window
 
     def agent_counts(self) -> list[int]:
         return [count for count, worlds in zip(AGENT_COUNTS, self.worlds, strict=True) for _ in range(worlds)]
@@ -173,10 +175,11 @@ def sample_actions(log_probabilities: np.ndarray, rng: np.random.Generator) -> n
 class SeedTrainer:
     """One training seed: `update()` runs one rollout of every slot and the PPO epochs on it.
 
-    The learning rate is constant and the shaping depends only on the agent-steps done and on the run's own
-    history (the gated novelty reads the curriculum's success rates), never on the planned length, so
-    training for S steps is exactly the first S steps of a longer run (a run cut short at a deadline is a
-    prefix of the planned one).
+    Without `lr_anneal` the learning rate is constant and the shaping depends only on the agent-steps done
+    and on the run's own history (the gated novelty reads the curriculum's success rates), never on the
+    planned length, so training for S steps is exactly the first S steps of a longer run (a run cut short
+    at a deadline is a prefix of the planned one). `lr_anneal` ties the last updates' rate to the planned
+    length; the updates before its window keep the prefix property.
     """
 
     def __init__(self, config: PPOConfig, seed: int, device: str = "cpu") -> None:

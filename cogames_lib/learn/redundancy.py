@@ -29,7 +29,7 @@ from cogames_lib.diagnostics.redundancy import (
     redundancy,
 )
 from cogames_lib.errors import ParameterError
-from cogames_lib.learn.emergence import RELIABLE_RATE, diagnostic_order
+from cogames_lib.learn.emergence import RELIABLE_RATE, diagnostic_order, passes_bar
 from cogames_lib.tables import EMERGENCE
 
 CHECKPOINT_CELL = ("seed", "step", "num_agents")
@@ -84,7 +84,7 @@ def checkpoint_outcomes(table: pd.DataFrame, reliable_rate: float = RELIABLE_RAT
             "redundancy: the emergence table holds a checkpoint cell twice; pass one run's table"
         )
     usable = table[table["n"] > 0]
-    verdict = (usable["successes"] >= reliable_rate * usable["n"] - 1e-9).astype(float)
+    verdict = passes_bar(usable["successes"], usable["n"], reliable_rate).astype(float)
     frame = usable.assign(verdict=verdict, diagnostic=usable["diagnostic"].astype(str))
     matrix = frame.pivot(index=list(CHECKPOINT_CELL), columns="diagnostic", values="verdict")
     return matrix.reindex(columns=diagnostic_order(table["diagnostic"]))

@@ -58,7 +58,8 @@ def train_run(
     With `time_limit_s` (one process only), training stops before a round that would end past the limit
     (every seed then gets a final checkpoint at the same step; `run.json` says `stopped_by_time_limit`).
     Because the learning rate is constant and the shaping changes by steps, such a run is the prefix of the
-    planned one: `--steps <steps done>` repeats its final checkpoints exactly.
+    planned one: `--steps <steps done>` repeats its final checkpoints exactly. A time limit with
+    `config.lr_anneal` is refused: a run stopped inside the anneal's window could not be repeated.
     """
     from cogames_lib.learn.curriculum import Curriculum
 
@@ -70,6 +71,11 @@ def train_run(
     if len(groups) > 1 and time_limit_s is not None:
         raise ParameterError(
             "time_limit_s (--time-limit) needs one process (--workers 1): processes would stop at different steps"
+        )
+    if time_limit_s is not None and config.lr_anneal > 0:
+        raise ParameterError(
+            "time_limit_s (--time-limit) with lr_anneal (--lr-anneal): the anneal follows the planned length, "
+            "so a run stopped early could not be repeated with --steps; use one or the other"
         )
     # A curriculum that training would refuse is refused here, in one line, before any output.
     Curriculum(config.curriculum, config.agent_counts(), 0, config.map_symmetries, config.solved_drop)
