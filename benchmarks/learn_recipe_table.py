@@ -2,7 +2,8 @@
 
 Per folder (`emergence*.csv` and `extra_seeds.csv`, final checkpoints, normal tier): the documented
 diagnostics each seed passes at 1 agent, how many seeds pass `chorus_pair` at 2 agents, every learning
-target and the stretch, and the pass rate over all cells (episodes pooled per seed, Student-t 95% over
+target and the stretch, the cells lost between the last two checkpoints ("late drops"), and the pass
+rate over all cells (episodes pooled per seed, Student-t 95% over
 seeds), all from `learn.emergence_summary.seed_scorecard`. The columns of the "recipes side by side" table
 of docs/cvc_learned.md are this script's output over the `data/cvc_learned*` folders (the default).
 
@@ -42,7 +43,7 @@ def row(folder: Path, detail: bool) -> str:
     text = (
         f"| `{folder.name}` | {', '.join(map(str, card['seed']))} | {passed} | {int(card['chorus'].sum())} of "
         f"{seeds} | {int(card['targets'].sum())} of {seeds} | {int(card['stretch'].sum())} of {seeds} "
-        f"| {mean:.2f} [{low:.2f}, {high:.2f}] |"
+        f"| {int(card['final_drops'].sum())} | {mean:.2f} [{low:.2f}, {high:.2f}] |"
     )
     fewest = int(card["fewest_episodes"].min())
     if fewest < TARGET_EPISODES:
@@ -61,9 +62,9 @@ def main() -> None:
     folders = args.folders or sorted(p for p in DATA.glob("cvc_learned*") if p.is_dir())
     print(
         "| run | seeds | one-agent diagnostics passed | `chorus_pair` | every target "
-        f"| stretch ({STRETCH_ONE_AGENT}) | all cells (t 95%) |"
+        f"| stretch ({STRETCH_ONE_AGENT}) | late drops | all cells (t 95%) |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for folder in folders:
         print(row(folder, args.detail))
 

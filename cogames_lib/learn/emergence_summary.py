@@ -52,6 +52,7 @@ SCORECARD_COLUMNS = (
     "stretch",
     "missing_targets",
     "fewest_episodes",
+    "final_drops",
     *RATE_COLUMNS,
 )
 FIRST_PASS_COLUMNS = (
@@ -174,8 +175,9 @@ def seed_scorecard(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) ->
     diagnostics passed at 1 agent (rate >= the bar) of those played, whether `chorus_pair` at 2 agents and
     every `LEARNING_TARGETS` cell pass, whether the stretch (`STRETCH_ONE_AGENT`) is met, the targets
     missed (`name@agents`, `;`-joined), the fewest episodes of any final cell (the targets ask for
-    `TARGET_EPISODES`: a caller shows or refuses fewer), and the pass rate pooled over every normal cell
-    (Wilson). A target cell the table lacks counts as missed; a seed without normal-tier rows at its final
+    `TARGET_EPISODES`: a caller shows or refuses fewer), `final_drops` (normal cells that pass at the seed's
+    previous evaluated step and fail at the final one: a policy still moving loses skills late; 0 where
+    only the final step was evaluated), and the pass rate pooled over every normal cell (Wilson). A target cell the table lacks counts as missed; a seed without normal-tier rows at its final
     checkpoint is an error (its scorecard would be empty, not failed)."""
     from cogames_lib.diagnostics import DIAGNOSTICS
 
@@ -188,6 +190,7 @@ def seed_scorecard(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) ->
     if lacking:
         raise ParameterError(f"emergence table: seeds {lacking} have no normal-tier rows at their final step")
     final = final.assign(ok=passes_bar(final["successes"], final["n"], reliable_rate))
+    drops = _final_drops(table[table["tier"].astype(str) == "normal"], reliable_rate)
     pooled = pooled_rates(final, ["seed"]).set_index("seed")
     rows = []
     for seed, group in final.groupby("seed", sort=True):
@@ -208,7 +211,21 @@ def seed_scorecard(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) ->
                 count >= STRETCH_ONE_AGENT,
                 ";".join(missing),
                 int(group["n"].min()),
+                int(drops.get(seed, 0)),
                 *(rates[column] for column in RATE_COLUMNS),
             )
         )
     return pd.DataFrame(rows, columns=list(SCORECARD_COLUMNS)).astype({"n": int, "successes": int})
+
+
+def _final_drops(table: pd.DataFrame, reliable_rate: float) -> pd.Series:
+    """Per seed: cells passing at its second-to-last evaluated step and failing at its last."""
+    steps = table.groupby("seed")["step"].unique().map(sorted)
+    previous = table["seed"].map(steps.map(lambda s: s[-2] if len(s) > 1 else -1))
+    last = table["step"] == table.groupby("seed")["step"].transform("max")
+    ok = passes_bar(table["successes"], table["n"], reliable_rate)
+    keys = ["seed", "diagnostic", "num_agents"]
+    before = table.loc[table["step"] == previous, keys].assign(before=ok[table["step"] == previous])
+    after = table.loc[last, keys].assign(after=ok[last])
+    both = before.merge(after, on=keys)
+    return (both["before"] & ~both["after"]).groupby(both["seed"]).sum()
