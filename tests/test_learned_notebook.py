@@ -46,6 +46,9 @@ def test_notebook_writes_tables_figures_and_findings(tmp_path):
     for figure in ("emergence_heatmap", "family_curves", "learned_redundancy_heatmap"):
         assert (out / f"{figure}.png").stat().st_size > 1000
     assert not (out / "mirror_control.png").exists()  # committed for the reference run only
+    card = pd.read_csv(out / "seed_scorecard.csv", keep_default_na=False)
+    assert card["seed"].tolist() == [0, 1, 2] and not card["targets"].any()  # the story trains no charger
+    assert card["missing_targets"].str.contains("charge_up@1").all()
     findings = findings_from_json(json.loads((out / "summary.json").read_text())["findings"])
     assert findings[0].key == "learned" and findings[0].text.startswith(f"Table {table}: 3 training seeds")
 
@@ -61,6 +64,10 @@ def test_the_reference_run_page_shows_the_mirror_control(tmp_path):
     runs = pd.read_csv(out / "mirror_runs.csv")  # the committed runs side by side, by map group
     assert set(runs["group"]) == {"shipped", "mirrors", "transposes"} and runs["run"].nunique() == 3
     assert (out / "mirror_runs.png").stat().st_size > 1000
+    card = pd.read_csv(out / "seed_scorecard.csv")  # the README's "every target in every seed", recomputed
+    assert (
+        card["seed"].tolist() == [0, 1, 2] and card["targets"].all() and (card["one_agent_passed"] == 7).all()
+    )
 
 
 def test_the_committed_reference_run_loads_labelled():
