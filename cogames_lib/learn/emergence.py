@@ -305,11 +305,17 @@ def passes_bar(successes: Any, n: Any, reliable_rate: float = RELIABLE_RATE) -> 
     return successes >= reliable_rate * n - 1e-9
 
 
+def check_reliable_rate(reliable_rate: float) -> float:
+    """The bar as given, or a one-line error outside (0, 1]."""
+    if not 0 < reliable_rate <= 1:
+        raise ParameterError(f"reliable_rate: must be in (0, 1], got {reliable_rate!r}")
+    return reliable_rate
+
+
 def with_first_reliable_step(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) -> pd.DataFrame:
     """`table` with `first_reliable_step` (re)computed: per (seed, diagnostic, num_agents), the first step
     whose rate successes / n reaches `reliable_rate` (missing where none does)."""
-    if not 0 < reliable_rate <= 1:
-        raise ParameterError(f"reliable_rate: must be in (0, 1], got {reliable_rate!r}")
+    check_reliable_rate(reliable_rate)
     EMERGENCE.validate(table, "emergence table", EMERGENCE.pick("seed", "step", "diagnostic", "num_agents"))
     reached = table[(table["n"] > 0) & passes_bar(table["successes"], table["n"], reliable_rate)]
     first = reached.groupby(["seed", "diagnostic", "num_agents"])["step"].min()

@@ -17,7 +17,13 @@ import numpy as np
 import pandas as pd
 
 from cogames_lib.errors import ParameterError
-from cogames_lib.learn.emergence import RELIABLE_RATE, diagnostic_order, passes_bar, short_name
+from cogames_lib.learn.emergence import (
+    RELIABLE_RATE,
+    check_reliable_rate,
+    diagnostic_order,
+    passes_bar,
+    short_name,
+)
 from cogames_lib.stats import t_interval, wilson_interval
 from cogames_lib.tables import EMERGENCE, RATE_COLUMNS
 
@@ -177,13 +183,13 @@ def seed_scorecard(table: pd.DataFrame, reliable_rate: float = RELIABLE_RATE) ->
     missed (`name@agents`, `;`-joined), the fewest episodes of any final cell (the targets ask for
     `TARGET_EPISODES`: a caller shows or refuses fewer), `final_drops` (normal cells that pass at the seed's
     previous evaluated step and fail at the final one: a policy still moving loses skills late; 0 where
-    only the final step was evaluated), and the pass rate pooled over every normal cell (Wilson). A target cell the table lacks counts as missed; a seed without normal-tier rows at its final
-    checkpoint is an error (its scorecard would be empty, not failed)."""
+    only the final step was evaluated), and the pass rate pooled over every normal cell (Wilson). A target
+    cell the table lacks counts as missed; a seed without normal-tier rows at its final checkpoint is an
+    error (its scorecard would be empty, not failed)."""
     from cogames_lib.diagnostics import DIAGNOSTICS
 
     documented = {name for name, record in DIAGNOSTICS.items() if record.documented}
-    if not 0 < reliable_rate <= 1:
-        raise ParameterError(f"reliable_rate: must be in (0, 1], got {reliable_rate!r}")
+    check_reliable_rate(reliable_rate)
     every = final_checkpoints(table)
     final = every[every["tier"].astype(str) == "normal"]
     lacking = sorted(set(every["seed"]) - set(final["seed"]))
