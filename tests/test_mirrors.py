@@ -167,7 +167,7 @@ def test_mirror_episodes_runs_every_map_through_the_sweep(tmp_path) -> None:
         (["--workers", "0"], "workers: must be"),
         (["--kinds", "left_right", "diagonal"], "mirror: kind must be one of"),
         (["--run", "no/such/run"], "no/such/run/run.json: no run here"),
-        (["--step", "1000"], "has no checkpoint (at or before --step)"),  # the committed finals are at 6M
+        (["--step", "1000"], "has no checkpoint (at or before --step)"),  # the committed finals are at 24M
     ],
 )
 def test_the_mirror_control_command_rejects_bad_arguments_in_one_line(
@@ -180,6 +180,39 @@ def test_the_mirror_control_command_rejects_bad_arguments_in_one_line(
     error = capsys.readouterr().err
     assert message in error and len(error.strip().splitlines()) == 1
     assert not table.exists() and not (tmp_path / "sweep").exists()  # nothing written
+
+
+def test_the_mirror_control_command_plays_a_curriculum_entry_at_some_counts_on_its_maps(tmp_path) -> None:
+    """A run trained with `NAME@1` (the reference's extra tasks) is controlled on NAME's maps."""
+    import json
+    import shutil
+
+    from cogames_lib.paths import PROJECT_ROOT
+    from tools.learned_mirror_control import main
+
+    finals = sorted((PROJECT_ROOT / "data" / "cvc_learned").glob("seed_0/checkpoint_*.pt"))
+    if not finals:
+        pytest.skip("the committed checkpoints are in a clone of the repository")
+    run = tmp_path / "run"
+    (run / "seed_0").mkdir(parents=True)
+    shutil.copy(finals[-1], run / "seed_0" / finals[-1].name)
+    curriculum = [
+        "diagnostic_chest_deposit_near@1",
+        "diagnostic_chest_deposit_near",
+        "diagnostic_chorus_pair@2",
+    ]
+    (run / "run.json").write_text(json.dumps({"seeds": [0], "config": {"curriculum": curriculum}}))
+    table = tmp_path / "table.csv"
+    argv = ["--run", str(run), "--kinds", "left_right", "--episodes", "1", "--out", str(tmp_path / "sweep")]
+    assert main([*argv, "--table", str(table)]) == 0
+    played = pd.read_csv(table)
+    names = {"diagnostic_chest_deposit_near", "diagnostic_chorus_pair"}  # each name once, without "@N"
+    assert set(played["diagnostic"]) == names and not played.duplicated(["policy", "diagnostic", "map"]).any()
+    assert set(played["map"]) == {"shipped", "left_right"} and set(played["policy"]) == {
+        "learned",
+        "scripted",
+        "random",
+    }
 
 
 def test_map_group_summary_pools_maps_and_puts_the_interval_over_learned_seeds() -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from cogames_lib import io
 from cogames_lib.diagnostics.mirrors import SYMMETRIES
 from cogames_lib.errors import CogamesLibError
+from cogames_lib.learn.curriculum import curriculum_entry
 from cogames_lib.learn.mirror_control import map_group_summary, mirror_episodes, mirror_table
 from cogames_lib.learn.runs import run_checkpoints
 from cogames_lib.paths import PROJECT_ROOT
@@ -66,7 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     # seeds) do not depend on where the clone lives
     shown = [p[-1].relative_to(PROJECT_ROOT) if p[-1].is_relative_to(PROJECT_ROOT) else p[-1] for p in finals]
     policies = [f"learned:{path}" for path in shown] + ["scripted", "random"]
-    curriculum = run["config"]["curriculum"]
+    try:  # an entry `NAME@1` trains NAME at some agent counts only: its maps are NAME's, played at 1 and 2
+        curriculum = list(
+            dict.fromkeys(curriculum_entry(entry)[0].name for entry in run["config"]["curriculum"])
+        )
+    except CogamesLibError as error:
+        return _fail(f"{run_file}: {error}")
     table_path = Path(args.table) if args.table else run_dir / "mirror_control.csv"
     try:
         episodes = mirror_episodes(

@@ -45,7 +45,7 @@ README_FIGURES: dict[str, tuple[str, ...]] = {
     LEARNED_FAMILIES: ("data/cvc_learned/emergence.csv",),
     LEARNED_MIRROR: ("data/cvc_learned/mirror_control.csv",),
     LEARNED_SYMMETRY: (
-        "data/cvc_learned/mirror_control.csv",
+        "data/cvc_learned_6m/mirror_control.csv",
         "data/cvc_learned_mirrored/mirror_control.csv",
         "data/cvc_learned_mirrored/mirror_control_6m.csv",
     ),
@@ -117,7 +117,8 @@ def write_docs_figures(
 
 def write_learned_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
     """Draw the learned-agents reference run's emergence heatmap, family curves and mirror control
-    (data/cvc_learned/), and the mirror controls of it and of the run trained on mirrors side by side."""
+    (data/cvc_learned/), and the mirror controls of the previous reference (data/cvc_learned_6m/) and of the
+    run trained on its maps' mirrors side by side."""
     import pandas as pd
 
     from cogames_lib import io
@@ -136,6 +137,8 @@ def write_learned_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
 
     source = emergence_source(None, None, out_dir)
     table = with_first_reliable_step(source.table)
+    mirror = pd.read_csv(PROJECT_ROOT / README_FIGURES[LEARNED_MIRROR][0])
+    seeds = mirror.loc[mirror["policy"] == "learned", "training_seed"].nunique()
     title = source.label.split(":")[0]
     return [
         io.write_bytes(out_dir / LEARNED_EMERGENCE,
@@ -143,9 +146,9 @@ def write_learned_figures(out_dir: Path = PROJECT_ROOT / "docs") -> list[Path]:
         io.write_bytes(out_dir / LEARNED_FAMILIES,
                        figure_png(learned.family_curves(family_curves(table), title=title))),
         io.write_bytes(out_dir / LEARNED_MIRROR, figure_png(learned.mirror_heatmap(
-            by_map_group(pd.read_csv(PROJECT_ROOT / README_FIGURES[LEARNED_MIRROR][0])), GROUP_ORDER,
-            POLICY_ORDER, "Mirror control: final checkpoints (3 training seeds, pooled) on the curriculum's "
-            "maps, their 3 mirrors and 4 transposes"))),
+            by_map_group(mirror), GROUP_ORDER, POLICY_ORDER,
+            f"Mirror control: final checkpoints ({seeds} training seeds, pooled) "
+            "on the curriculum's maps, their 3 mirrors and 4 transposes"))),
         io.write_bytes(out_dir / LEARNED_SYMMETRY, figure_png(learned.map_group_comparison(
             *runs_by_map_group(committed_run_controls() or {}),
             GROUP_ORDER, "Trained on the shipped maps, or on them and their mirrors; transposes never trained on"))),
