@@ -17,6 +17,8 @@ from cogames_lib.diagnostics.mirrors import (
 )
 from cogames_lib.errors import ParameterError
 from cogames_lib.learn.mirror_control import MIRROR_COLUMNS, mirror_table
+
+MIRROR_KEYS = ["policy", "training_seed", "diagnostic", "num_agents", "map"]
 from cogames_lib.sweep import run_episode
 
 ROOM = """type: test
@@ -197,8 +199,8 @@ def test_the_mirror_control_command_plays_a_curriculum_entry_at_some_counts_on_i
     (run / "seed_0").mkdir(parents=True)
     shutil.copy(finals[-1], run / "seed_0" / finals[-1].name)
     curriculum = [
-        "diagnostic_chest_deposit_near@1",
-        "diagnostic_chest_deposit_near",
+        "diagnostic_extract_missing_carbon@1",
+        "diagnostic_extract_missing_carbon",
         "diagnostic_chorus_pair@2",
     ]
     (run / "run.json").write_text(json.dumps({"seeds": [0], "config": {"curriculum": curriculum}}))
@@ -206,13 +208,18 @@ def test_the_mirror_control_command_plays_a_curriculum_entry_at_some_counts_on_i
     argv = ["--run", str(run), "--kinds", "left_right", "--episodes", "1", "--out", str(tmp_path / "sweep")]
     assert main([*argv, "--table", str(table)]) == 0
     played = pd.read_csv(table)
-    names = {"diagnostic_chest_deposit_near", "diagnostic_chorus_pair"}  # each name once, without "@N"
-    assert set(played["diagnostic"]) == names and not played.duplicated(["policy", "diagnostic", "map"]).any()
-    assert set(played["map"]) == {"shipped", "left_right"} and set(played["policy"]) == {
-        "learned",
-        "scripted",
-        "random",
-    }
+    # each name's maps at the counts it trained at (carbon: 1 and 2, allowed by its plain entry; chorus: 2)
+    assert set(played["policy"]) == {"learned", "scripted", "random"}
+    cells = set(zip(played["diagnostic"], played["num_agents"], strict=True))
+    carbon = "diagnostic_extract_missing_carbon"
+    assert cells == {(carbon, 1), (carbon, 2), ("diagnostic_chorus_pair", 2)}
+    assert set(played["map"]) == {"shipped", "left_right"} and not played.duplicated(MIRROR_KEYS).any()
+    at_one = [curriculum[0], curriculum[2]]  # carbon trained with one agent only
+    (run / "run.json").write_text(json.dumps({"seeds": [0], "config": {"curriculum": at_one}}))
+    assert main([*argv, "--table", str(table)]) == 0  # the same sweep folder: nothing is played again
+    played = pd.read_csv(table)
+    cells = set(zip(played["diagnostic"], played["num_agents"], strict=True))
+    assert cells == {(carbon, 1), ("diagnostic_chorus_pair", 2)}
 
 
 def test_map_group_summary_pools_maps_and_puts_the_interval_over_learned_seeds() -> None:

@@ -26,6 +26,7 @@ from cogames_lib.learn.runs import run_checkpoints
 from cogames_lib.paths import PROJECT_ROOT
 
 RUN_DIR = PROJECT_ROOT / "data" / "cvc_learned"
+PLAYED_COUNTS = (1, 2)  # agent counts the control plays (the 4-agent cells are few and all failed)
 SWEEP_SEED = 7919  # the learned agents' held-out evaluations (the hard tier used it too)
 
 
@@ -67,18 +68,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     # seeds) do not depend on where the clone lives
     shown = [p[-1].relative_to(PROJECT_ROOT) if p[-1].is_relative_to(PROJECT_ROOT) else p[-1] for p in finals]
     policies = [f"learned:{path}" for path in shown] + ["scripted", "random"]
-    try:  # an entry `NAME@1` trains NAME at some agent counts only: its maps are NAME's, played at 1 and 2
-        curriculum = list(
-            dict.fromkeys(curriculum_entry(entry)[0].name for entry in run["config"]["curriculum"])
-        )
+    try:  # an entry `NAME@1` trains NAME at some agent counts only: its maps are NAME's, tallied at those
+        entries = [curriculum_entry(entry) for entry in run["config"]["curriculum"]]
     except CogamesLibError as error:
         return _fail(f"{run_file}: {error}")
+    curriculum = list(dict.fromkeys(diagnostic.name for diagnostic, _ in entries))
+    trained = {  # (diagnostic, agents) cells the run trained on, at the counts played here
+        (diagnostic.name, count)
+        for diagnostic, counts in entries
+        for count in (counts or diagnostic.allowed_agent_counts)
+        if count in PLAYED_COUNTS
+    }
     table_path = Path(args.table) if args.table else run_dir / "mirror_control.csv"
     try:
         episodes = mirror_episodes(
             policies,
             curriculum,
-            (1, 2),
+            PLAYED_COUNTS,
             args.episodes,
             args.out,
             SWEEP_SEED,
@@ -88,6 +94,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CogamesLibError as error:  # a bad --episodes, --workers or --out: one line, nothing written
         return _fail(str(error))
     table = mirror_table(episodes)
+    # the sweep plays every allowed count; a cell never trained (NAME@1 at 2 agents) is no test of memory
+    keep = [
+        (name, count) in trained for name, count in zip(table["diagnostic"], table["num_agents"], strict=True)
+    ]
+    table = table[keep].reset_index(drop=True)
     table.insert(0, "sweep_seed", SWEEP_SEED)
     print(io.write_text(table_path, table.to_csv(index=False)))
     print(map_group_summary(table).to_string(index=False, float_format=lambda value: f"{value:.3f}"))
