@@ -3,7 +3,7 @@ over the last N log entries of `run.json`, with the run's shaping, as one small 
 
 Run: `python benchmarks/learn_trial_tally.py RUN_DIR [RUN_DIR ...] --last 20 --out trials.csv`.
 The "Recipe trials" (third set) table of docs/cvc_learned.md is this tally of its eight trial runs
-(`data/cvc_learned/gate_trials.csv`); a task counts as passed at >= 80% of its episodes there.
+(`data/cvc_learned_6m/gate_trials.csv`); a task counts as passed at >= 80% of its episodes there.
 """
 
 from __future__ import annotations

@@ -17,10 +17,9 @@ from cogames_lib.diagnostics.mirrors import (
 )
 from cogames_lib.errors import ParameterError
 from cogames_lib.learn.mirror_control import MIRROR_COLUMNS, mirror_table
-
-MIRROR_KEYS = ["policy", "training_seed", "diagnostic", "num_agents", "map"]
 from cogames_lib.sweep import run_episode
 
+MIRROR_KEYS = ["policy", "training_seed", "diagnostic", "num_agents", "map"]
 ROOM = """type: test
 map_data: |-
   #######
@@ -269,6 +268,22 @@ def test_runs_side_by_side_share_the_baselines_and_draw_one_point_per_run_and_gr
     assert [label.get_text() for label in axes.get_xticklabels()] == list(GROUP_ORDER)
     legend = [text.get_text() for text in axes.get_legend().get_texts()]
     assert sorted(legend) == ["fixed maps", "mirrored maps", "random", "scripted"]
+
+
+def test_the_reference_runs_mirror_control_gives_the_documented_rates() -> None:
+    """README and docs/cvc_learned.md ("The reference run on held-out seeds") quote these."""
+    from cogames_lib.learn.mirror_control import committed_mirror_table, map_group_summary
+
+    table = committed_mirror_table()
+    if table is None:
+        pytest.skip("the committed runs are in a clone of the repository")
+    summary = map_group_summary(table).set_index(["policy", "group"])
+    shown = {key: f"{row.successes}/{row.n} {row.rate:.2f} [{row.ci_low:.2f}, {row.ci_high:.2f}]"
+             for key, row in summary.iterrows()}  # fmt: skip
+    assert [shown[("learned", group)] for group in ("shipped", "mirrors", "transposes")] == [
+        "1722/1800 0.96 [0.92, 0.99]", "463/5400 0.09 [0.07, 0.11]", "555/7200 0.08 [0.05, 0.10]"
+    ]  # fmt: skip
+    assert summary.loc[("scripted", "mirrors"), "successes"] == 900
 
 
 def test_the_committed_controls_give_the_documented_map_group_rates() -> None:

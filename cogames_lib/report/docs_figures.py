@@ -30,7 +30,9 @@ FIGURES = {
 LEARNED_EMERGENCE = "cvc_learned_emergence.png"  # the learned-agents reference run's heatmap
 LEARNED_FAMILIES = "cvc_learned_families.png"  # and its pass rate by capability family (docs/cvc_learned.md)
 LEARNED_MIRROR = "cvc_learned_mirror.png"  # its final checkpoints on mirrored maps (the mirror control)
-LEARNED_SYMMETRY = "cvc_learned_symmetry.png"  # it beside the run trained on mirrors, by map group
+LEARNED_SYMMETRY = (
+    "cvc_learned_symmetry.png"  # the previous reference beside its run on mirrors, by map group
+)
 # The hard tier's pictures in docs/cvc_variants.md, drawn from the tier tables (data/cvc_tiers/)
 HARD_DIFFICULTY = "cvc_hard_difficulty.png"  # bound and need per instance, feasibility over seeds 0-99
 HARD_PASS_BY_BOUND = "cvc_hard_pass_by_difficulty.png"  # the tier sweep's pass rate by bound bin
