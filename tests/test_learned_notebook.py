@@ -81,3 +81,15 @@ def test_the_committed_reference_run_loads_labelled():
     assert emergence_source().label == source.label
     with pytest.raises(CogamesLibError, match="not both"):
         emergence_source(table="x.csv", run_dir="run")
+
+
+def test_the_untuned_seed_check_meets_every_target_as_documented():
+    """README ("Against the learning targets") and docs/cvc_learned.md quote this check of the reference's
+    command on seeds 9-12, recomputed here from the committed table."""
+    from cogames_lib.learn.emergence import load_emergence
+    from cogames_lib.learn.emergence_summary import seed_scorecard
+    from cogames_lib.paths import PROJECT_ROOT
+
+    card = seed_scorecard(load_emergence(PROJECT_ROOT / "data" / "cvc_learned_fresh" / "emergence.csv"))
+    assert card["seed"].tolist() == [9, 10, 11, 12] and card["targets"].all() and card["stretch"].all()
+    assert card["one_agent_passed"].tolist() == [13, 12, 12, 12]
