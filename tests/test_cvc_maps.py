@@ -122,3 +122,17 @@ def test_unused_legend_entries_are_fine(tmp_path: Path) -> None:
     legend = LEGEND.replace('  "X": not_a_thing\n', '  "?": empty\n  "1": agent.agent\n')
     grid_map = load_map(write_map(tmp_path, ["#####", "#@.=#", "#####"], legend=legend))
     assert grid_map.spawns == ((1, 1),)
+
+
+def test_positions_of_lists_every_kind_of_cell_in_row_major_order() -> None:
+    """The index skips floor-only rows for speed; every name, floor and walls included, still answers as a
+    plain scan of the grid does (on a generated hard map: large, with many floor-only rows)."""
+    from cogames_lib.diagnostics import HARD_DIAGNOSTICS, diagnostic_map
+
+    grid_map = diagnostic_map(HARD_DIAGNOSTICS["diagnostic_radial_hard"], seed=3, num_agents=2)
+    assert any(set(row) <= {"empty", "wall"} for row in grid_map.cells)
+    names = {name for row in grid_map.cells for name in row} | {"no_such_object"}
+    for name in names:
+        scan = [(r, c) for r, row in enumerate(grid_map.cells) for c, cell in enumerate(row) if cell == name]
+        assert grid_map.positions_of(name) == scan, name
+    assert grid_map.positions_of("empty") and grid_map.positions_of("wall")

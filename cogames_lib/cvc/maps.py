@@ -19,6 +19,7 @@ from cogames_lib.errors import MapError
 
 SPAWN = "agent.agent"
 HEART_CHEST = "chest"
+_FLOOR = frozenset({"empty", "wall"})  # the cells that are not objects
 # Object name -> the glyph the ASCII renderer and our own map files use.
 OBJECT_GLYPHS: MappingProxyType[str, str] = MappingProxyType(
     {
@@ -61,15 +62,27 @@ class GridMap:
         return len(self.cells[0])
 
     def positions_of(self, object_name: str) -> list[tuple[int, int]]:
+        """The cells holding `object_name`, in row-major order."""
+        if object_name in _FLOOR:
+            return [
+                (r, c)
+                for r, row in enumerate(self.cells)
+                for c, name in enumerate(row)
+                if name == object_name
+            ]
         return list(self._positions.get(object_name, ()))
 
     @cached_property
     def _positions(self) -> dict[str, list[tuple[int, int]]]:
-        """Every object's cells in row-major order, found in one pass (a hard map's certification asks often)."""
+        """Every station's and spawn's cells in row-major order, found in one pass (a hard map's
+        certification asks often); rows of floor and walls alone, most rows of a large map, are skipped."""
         positions: dict[str, list[tuple[int, int]]] = {}
         for r, row in enumerate(self.cells):
+            if _FLOOR.issuperset(row):
+                continue
             for c, name in enumerate(row):
-                positions.setdefault(name, []).append((r, c))
+                if name not in _FLOOR:
+                    positions.setdefault(name, []).append((r, c))
         return positions
 
     def to_ascii(self) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -59,9 +60,11 @@ class World:
         # The layout never changes during an episode: cell kinds, station rows and the static channels
         # (with every station's starting values shown) are built once; a reset copies them.
         num_cells = (self.height + 2) * self.stride
-        codes = [_CELL_CODE.get(name, STATION) for row in grid_map.cells for name in row]
+        codes = chain.from_iterable(map(_CELL_CODE.get, row, repeat(STATION)) for row in grid_map.cells)
         kinds = np.full((self.height + 2, self.stride), WALL, dtype=np.int32)
-        kinds[1:-1, 1:-1] = np.array(codes, dtype=np.int32).reshape(self.height, self.width)
+        kinds[1:-1, 1:-1] = np.fromiter(codes, np.int32, self.height * self.width).reshape(
+            self.height, self.width
+        )
         self.kind = kinds.ravel().tolist()
         self._static_grid = empty_padded_grid(self.height, self.width)
         self._static_grid[_WALL, VIEW_RADIUS:-VIEW_RADIUS, VIEW_RADIUS:-VIEW_RADIUS] = (

@@ -52,14 +52,18 @@ def _copy_rows(cells: Cells, count: int, rng: random.Random, frozen: list[bool])
     trip), otherwise from all (open margins grow into large rooms)."""
     marked = [r for r, row in enumerate(cells) if not copyable(row) and set(row) - _MOVABLE]
     first, last = (marked[0], marked[-1]) if marked else (0, len(cells))
+    # Rows are only ever inserted as copies of copyable rows, so each row's test is made once and kept in
+    # step with the rows (the map generator's hottest loop tested every row again for every copy).
+    can_copy = [copyable(row) for row in cells]
     for _ in range(count):
-        candidates = [r for r in range(1, len(cells) - 1) if not frozen[r] and copyable(cells[r])]
+        candidates = [r for r in range(1, len(cells) - 1) if not frozen[r] and can_copy[r]]
         inner = [r for r in candidates if first < r < last]
         if not candidates:
             break
         row = rng.choice(inner if inner and rng.random() < BETWEEN_STATIONS else candidates)
         cells.insert(row, list(cells[row]))
         frozen.insert(row, False)
+        can_copy.insert(row, True)
         first, last = first + (row <= first), last + (row <= last)
     return cells
 
@@ -148,16 +152,22 @@ def _clear_around(cells: Cells, r: int, c: int) -> bool:
     return not any(cells[r + dr][c + dc] == SPAWN for dr in range(-2, 3) for dc in range(-2, 3))
 
 
+def _walkable_mask(names: np.ndarray) -> np.ndarray:
+    """(height, width) bool: the cells of `names` (an object array of cell names) in a four-connected
+    component of open cells and spawns that holds a spawn."""
+    from scipy import ndimage  # only when a map is generated
+
+    spawns = names == SPAWN
+    labels, count = ndimage.label(spawns | (names == "empty"))  # the default structure: four neighbours
+    holds_spawn = np.zeros(count + 1, dtype=bool)
+    holds_spawn[labels[spawns]] = True  # spawns are never label 0 (the background)
+    return holds_spawn[labels]
+
+
 def walkable_from_spawns(cells: Cells) -> set[tuple[int, int]]:
     """The open cells (and spawns) an agent can walk to from some spawn (four-neighbour moves): the
     four-connected components of open cells that hold a spawn."""
-    from scipy import ndimage  # only when a map is generated
-
-    names = np.array(cells, dtype=object)
-    spawns = names == SPAWN
-    labels, _ = ndimage.label(spawns | (names == "empty"))  # the default structure: four neighbours
-    reached = np.isin(labels, np.unique(labels[spawns]))
-    rows, cols = np.nonzero(reached)
+    rows, cols = np.nonzero(_walkable_mask(np.array(cells, dtype=object)))
     return set(zip(rows.tolist(), cols.tolist(), strict=True))
 
 
@@ -165,13 +175,9 @@ def scatter(cells: Cells, names: list[str], rng: random.Random) -> int:
     """Place each of `names` on a random open cell clear all round that an agent can walk to (see the
     module docstring); returns how many were placed (fewer when the map has no such cell left)."""
     placed = 0
-    reachable = walkable_from_spawns(cells)
-    open_cells = [
-        (r, c)
-        for r, row in enumerate(cells)
-        for c, name in enumerate(row)
-        if name == "empty" and (r, c) in reachable
-    ]
+    grid = np.array(cells, dtype=object)
+    rows, cols = np.nonzero(_walkable_mask(grid) & (grid == "empty"))  # row-major, as the shuffle expects
+    open_cells = list(zip(rows.tolist(), cols.tolist(), strict=True))
     rng.shuffle(open_cells)
     pending = list(names)
     for r, c in open_cells:

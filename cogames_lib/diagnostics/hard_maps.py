@@ -173,7 +173,9 @@ def _dress(
 
 def _grid_map(cells: hard_layout.Cells, base: GridMap, name: str) -> GridMap:
     frozen = tuple(tuple(row) for row in cells)
-    spawns = tuple((r, c) for r, row in enumerate(frozen) for c, obj in enumerate(row) if obj == SPAWN)
+    spawns = tuple(
+        (r, c) for r, row in enumerate(frozen) if SPAWN in row for c, obj in enumerate(row) if obj == SPAWN
+    )
     return GridMap(name=name, source=f"<{name}>", cells=frozen, spawns=spawns, map_type=base.map_type)
 
 

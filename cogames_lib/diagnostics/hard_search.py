@@ -68,7 +68,14 @@ def view_tour(geometry: Geometry, targets: Iterable[str]) -> tuple[int, int, int
     grid_unseen = unseen.reshape(rows, stride)
     tile_rows = (np.arange(cells) // stride - row0) // VIEW_SIZE
     tile_cols = (np.arange(cells) % stride - col0) // VIEW_SIZE
-    keys, tile_id = np.unique(np.stack([tile_rows, tile_cols])[:, unseen], axis=1, return_inverse=True)
+    # One integer per (tile row, tile column), ordered as the pairs are: a 1-D unique is several times
+    # faster than `np.unique(..., axis=1)` and numbers the tiles the same way.
+    low_row, low_col = int(tile_rows.min()), int(tile_cols.min())
+    span = int(tile_cols.max()) - low_col + 1
+    flat_keys, tile_id = np.unique(
+        ((tile_rows - low_row) * span + (tile_cols - low_col))[unseen], return_inverse=True
+    )
+    keys = np.stack([flat_keys // span + low_row, flat_keys % span + low_col])
     tile_of = np.full(cells, -1, np.int64)
     tile_of[unseen] = tile_id.ravel()
     grid_tile = tile_of.reshape(rows, stride)

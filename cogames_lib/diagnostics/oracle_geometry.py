@@ -29,12 +29,13 @@ class Geometry:
         for position, station in world.stations.items():
             self.stations_by_kind.setdefault(station.kind, []).append(position)
         self._fields: dict[tuple, list[int]] = {}
+        self._betweens: dict[tuple, int] = {}  # the bound asks the same legs for every order of a tour
         self._open = world.cells[CELL_KIND] == EMPTY
         # Open cells some agent can walk to: a station is used only from these. A station in a wall gap
         # has cells on both sides; the far side, if no agent can reach it, is no approach at all (else a
         # path could "walk through" the station and a cut-off target would look reachable).
-        spawn_field = self.bfs([a.position for a in world.agents])
-        self.reachable = {cell for cell, steps in enumerate(spawn_field) if steps < UNREACHABLE}
+        spawn_field = self._bfs_array([a.position for a in world.agents])
+        self.reachable = set(np.flatnonzero(spawn_field < UNREACHABLE).tolist())
 
     def open_cell(self, position: int) -> bool:
         return self.world.kind[position] == EMPTY
@@ -46,10 +47,12 @@ class Geometry:
     def bfs(self, sources: list[int]) -> list[int]:
         """Moves from the nearest of `sources` to every cell over open cells (`UNREACHABLE` where none leads):
         compiled (`cvc.grid_search`), since certifying a hard map computes hundreds of these fields."""
-        distances = bfs_distances(
+        return self._bfs_array(sources).tolist()
+
+    def _bfs_array(self, sources: list[int]) -> np.ndarray:
+        return bfs_distances(
             self._open, np.asarray(sources, dtype=np.int64), np.asarray(self.deltas, np.int64), UNREACHABLE
         )
-        return distances.tolist()
 
     def field(self, stations: tuple[int, ...], diagonal: bool = False) -> list[int]:
         """Moves from every cell to a cell from which one of `stations` is used (or, diagonal, neighboured)."""
@@ -68,7 +71,12 @@ class Geometry:
         diagonal_target: bool = False,
         diagonal_start: bool = False,
     ) -> int:
-        """Fewest moves from a cell using (neighbouring) one of `start` to one using (neighbouring) `target`."""
-        field = self.field(target, diagonal_target)
-        cells = self.approach_cells(start, diagonal_start)
-        return min((field[c] for c in cells), default=UNREACHABLE)
+        """Fewest moves from a cell using (neighbouring) one of `start` to one using (neighbouring) `target`
+        (a function of the layout alone, so each leg is computed once per geometry)."""
+        key = (start, target, diagonal_target, diagonal_start)
+        moves = self._betweens.get(key)
+        if moves is None:
+            field = self.field(target, diagonal_target)
+            cells = self.approach_cells(start, diagonal_start)
+            moves = self._betweens[key] = min((field[c] for c in cells), default=UNREACHABLE)
+        return moves
