@@ -62,9 +62,8 @@ class World:
         num_cells = (self.height + 2) * self.stride
         codes = chain.from_iterable(map(_CELL_CODE.get, row, repeat(STATION)) for row in grid_map.cells)
         kinds = np.full((self.height + 2, self.stride), WALL, dtype=np.int32)
-        kinds[1:-1, 1:-1] = np.fromiter(codes, np.int32, self.height * self.width).reshape(
-            self.height, self.width
-        )
+        # No count: a ragged hand-built map fails in the reshape instead of being cut short.
+        kinds[1:-1, 1:-1] = np.fromiter(codes, np.int32).reshape(self.height, self.width)
         self.kind = kinds.ravel().tolist()
         self._static_grid = empty_padded_grid(self.height, self.width)
         self._static_grid[_WALL, VIEW_RADIUS:-VIEW_RADIUS, VIEW_RADIUS:-VIEW_RADIUS] = (
