@@ -19,7 +19,7 @@ from cogames_lib.errors import MapError
 
 SPAWN = "agent.agent"
 HEART_CHEST = "chest"
-_FLOOR = frozenset({"empty", "wall"})  # the cells that are not objects
+FLOOR_KINDS = frozenset({"empty", "wall"})  # the cells that are not objects (stations or spawns)
 # Object name -> the glyph the ASCII renderer and our own map files use.
 OBJECT_GLYPHS: MappingProxyType[str, str] = MappingProxyType(
     {
@@ -63,7 +63,7 @@ class GridMap:
 
     def positions_of(self, object_name: str) -> list[tuple[int, int]]:
         """The cells holding `object_name`, in row-major order."""
-        if object_name in _FLOOR:
+        if object_name in FLOOR_KINDS:
             return [
                 (r, c)
                 for r, row in enumerate(self.cells)
@@ -78,10 +78,10 @@ class GridMap:
         certification asks often); rows of floor and walls alone, most rows of a large map, are skipped."""
         positions: dict[str, list[tuple[int, int]]] = {}
         for r, row in enumerate(self.cells):
-            if _FLOOR.issuperset(row):
+            if FLOOR_KINDS.issuperset(row):
                 continue
             for c, name in enumerate(row):
-                if name not in _FLOOR:
+                if name not in FLOOR_KINDS:
                     positions.setdefault(name, []).append((r, c))
         return positions
 

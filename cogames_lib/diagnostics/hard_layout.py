@@ -21,15 +21,15 @@ import random
 
 import numpy as np
 
-from cogames_lib.cvc.maps import SPAWN
+from cogames_lib.cvc.maps import FLOOR_KINDS, SPAWN
 
 Cells = list[list[str]]
-_MOVABLE = frozenset({"empty", "wall"})  # a row or column of only these may be copied
 BETWEEN_STATIONS = 0.7
 
 
 def copyable(line: tuple[str, ...] | list[str]) -> bool:
-    return set(line) <= _MOVABLE and "empty" in line
+    """A row or column of floor and walls only, with some floor, may be copied."""
+    return set(line) <= FLOOR_KINDS and "empty" in line
 
 
 def transpose(cells: Cells) -> Cells:
@@ -50,7 +50,7 @@ def _copy_rows(cells: Cells, count: int, rng: random.Random, frozen: list[bool])
     is kept in step with the rows). With probability `BETWEEN_STATIONS` the row is drawn from those between
     the first and the last row holding a station or spawn (spreading the stations apart lengthens every
     trip), otherwise from all (open margins grow into large rooms)."""
-    marked = [r for r, row in enumerate(cells) if not copyable(row) and set(row) - _MOVABLE]
+    marked = [r for r, row in enumerate(cells) if not copyable(row) and set(row) - FLOOR_KINDS]
     first, last = (marked[0], marked[-1]) if marked else (0, len(cells))
     # Rows are only ever inserted as copies of copyable rows, so each row's test is made once and kept in
     # step with the rows (the map generator's hottest loop tested every row again for every copy).
