@@ -36,7 +36,7 @@ from cogames_lib.policies.learned import (
     grid_features,
     self_features,
 )
-from cogames_lib.policies.learned_network import LearnedNetwork, bag_sum
+from cogames_lib.policies.learned_network import LearnedNetwork
 from cogames_lib.seeding import SEED_BITS
 from cogames_lib.sweep.episode import run_episode
 from cogames_lib.sweep.seeds import episode_seed
@@ -708,37 +708,6 @@ def test_a_run_trained_on_mirrors_records_them_and_plays_the_mirrored_maps(tmp_p
         weights.append([parameter.detach().clone() for parameter in trainer.network.parameters()])
         batch.close()
     assert all(torch.equal(a, b) for a, b in zip(*weights, strict=True))  # the fan-out plays the same maps
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_compiled_bag_gradient_equals_torch_and_repeats_bit_for_bit(seed: int) -> None:
-    """The network's first layer takes its table gradient from one compiled scatter (`bag_sum`): the same
-    values as torch's own `embedding_bag` backward (empty bags and repeated rows included), and the same bits
-    on every call."""
-    rng = np.random.default_rng(seed)
-    table_rows, width, samples = 40, 8, 30
-    counts = rng.integers(0, 7, samples)
-    counts[rng.integers(samples)] = 0
-    rows = torch.from_numpy(rng.integers(0, table_rows, int(counts.sum())))
-    offsets = torch.from_numpy(np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64))
-    upstream = torch.from_numpy(rng.standard_normal((samples, width)).astype(np.float32))
-
-    def table_gradient(sum_bags) -> torch.Tensor:
-        table = torch.from_numpy(rng_table.copy()).requires_grad_()
-        (sum_bags(table) * upstream).sum().backward()
-        assert table.grad is not None
-        return table.grad
-
-    rng_table = rng.standard_normal((table_rows, width)).astype(np.float32)
-    compiled = table_gradient(lambda table: bag_sum(table, rows, offsets))
-    reference = table_gradient(
-        lambda table: torch.nn.functional.embedding_bag(rows, table, offsets, mode="sum")
-    )
-    torch.testing.assert_close(compiled, reference, rtol=1e-6, atol=1e-6)
-    assert torch.equal(compiled, table_gradient(lambda table: bag_sum(table, rows, offsets)))
-    with torch.no_grad():
-        torch.testing.assert_close(bag_sum(torch.from_numpy(rng_table), rows, offsets),
-                                   torch.nn.functional.embedding_bag(rows, torch.from_numpy(rng_table), offsets, mode="sum"))  # fmt: skip
 
 
 def test_rollout_sampler_draws_each_action_at_its_probability() -> None:

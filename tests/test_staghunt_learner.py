@@ -36,12 +36,17 @@ def test_each_member_is_an_ordinary_qnetwork() -> None:
                                    rtol=1e-5, atol=1e-6)  # fmt: skip
 
 
-def test_sparse_acting_path_equals_the_forward_of_dense_observations() -> None:
-    config = world_config("sorrel_e3")
+@pytest.mark.parametrize("world", ["sorrel_e3", "default"])
+def test_sparse_acting_path_equals_the_forward_of_dense_observations(world: str) -> None:
+    """The bag form of the first layer (padding dropped, the position code's rows weighted by its values in
+    `sorrel_e3`, none in the default world) against each member's dense forward."""
+    config = world_config(world)
     engine = StagHuntEngine(PRESET_POPULATIONS["all_can_hunt"], config, 4, seed=0)
     engine.reset_worlds(np.arange(4))
     sparse = engine.observe()
-    learner = DQNPopulation(3, engine.size, DQNConfig(hidden_sizes=(16,)), [4, 5, 6], engine.position_table)
+    assert (sparse.indices >= engine.size).any()  # the rows are padded: the bags must drop the padding
+    table = engine.position_table if config.position_embedding else None
+    learner = DQNPopulation(3, engine.size, DQNConfig(hidden_sizes=(16,)), [4, 5, 6], table)
     agents = np.tile(np.arange(3), 4)
     acting = learner.q_values_rows(sparse, agents)
     dense = engine.dense_observations(sparse)

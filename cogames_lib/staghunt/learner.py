@@ -4,8 +4,10 @@ Every agent has its own MLP, target MLP, replay and RNG (exploration and replay 
 from its own transitions. For speed the population's networks are stored stacked (`BatchedMLP`, weights of
 shape (agents, in, out)) and one gradient step updates every agent: the loss is the sum of the per-agent
 losses, so each agent's gradient is its own, and Adam is element-wise (stacked Adam equals one Adam per
-agent). Replay holds the engine's sparse observations (`replay.py`); an update makes its sampled rows dense
-and differentiates the network with autograd, acting evaluates the first layer on the sparse rows.
+agent). Replay holds the engine's sparse observations (`replay.py`), and every forward, acting and
+learning, starts from them: the first layer sums the weight rows a row's features select (`first_layer`,
+`cogames_lib.bag_sum`, whose compiled scatter is the gradient), autograd does the rest. A dense product over
+the 1,152 inputs, ~100 of them non-zero, was 2x slower end to end (docs/staghunt_training.md).
 `population.members[i]` (a `DQNAgent`) is the single-agent view with `q_values(obs)`, `act(obs, epsilon)`
 and `frozen_copy()` that probes use.
 """
@@ -17,13 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from numba import njit
 from torch import nn
 
+from cogames_lib.bag_sum import bag_sum
 from cogames_lib.errors import ParameterError
 from cogames_lib.staghunt.engine import SparseObservations
-from cogames_lib.staghunt.networks import BatchedMLP, QNetwork, n_step_double_dqn_targets
+from cogames_lib.staghunt.networks import BatchedMLP, QNetwork, blas_friendly, n_step_double_dqn_targets
 from cogames_lib.staghunt.replay import NStepCollector, StackedReplay
-from cogames_lib.staghunt.rules import NUM_ACTIONS, POSITION_FEATURES
+from cogames_lib.staghunt.rules import NUM_ACTIONS
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,53 @@ class DQNConfig:
                 raise ParameterError(f"DQNConfig.{name} must be >= 1, got {getattr(self, name)}")
         if not 0 <= self.gamma <= 1:
             raise ParameterError(f"DQNConfig.gamma must be in [0, 1], got {self.gamma}")
+
+
+@dataclass(frozen=True)
+class SparseRows:
+    """K observation rows as `bag_sum` inputs over a population's stacked first-layer rows (member * size +
+    feature): `rows[offsets[i]:offsets[i+1]]` are row i's, `weights` the position code's values (1 for a
+    binary feature; None without a position code), `members[i]` the member that reads row i."""
+
+    rows: torch.Tensor
+    offsets: torch.Tensor
+    weights: torch.Tensor | None
+    members: torch.Tensor
+    member_major: bool  # rows are every member's equal block in member order (an update's batch)
+
+
+_NO_POSITIONS = np.zeros((1, 0), dtype=np.float32)
+
+
+@njit(cache=True)
+def _bag_rows(indices, cells, agents, size, position_table):
+    """`SparseRows` arrays of padded sparse rows in one pass (numpy's masking and concatenation cost more
+    than the sums on an update's 768 rows): each row's features below `size` in stored order, then the
+    position code's `position_table.shape[1]` inputs (the last columns of the dense vector)."""
+    count, width = indices.shape
+    codes = position_table.shape[1]
+    total = count * codes
+    for row in range(count):
+        for at in range(width):
+            if indices[row, at] < size:
+                total += 1
+    rows = np.empty(total, np.int64)
+    weights = np.ones(total, np.float32)
+    offsets = np.empty(count, np.int64)
+    filled = 0
+    for row in range(count):
+        offsets[row] = filled
+        base = agents[row] * size
+        for at in range(width):
+            feature = indices[row, at]
+            if feature < size:
+                rows[filled] = base + feature
+                filled += 1
+        for code in range(codes):
+            rows[filled] = base + size - codes + code
+            weights[filled] = position_table[cells[row], code]
+            filled += 1
+    return rows, offsets, weights
 
 
 class DQNPopulation:
@@ -96,54 +147,47 @@ class DQNPopulation:
     # --- acting --------------------------------------------------------------------------------------
 
     def q_values_rows(self, observations: SparseObservations, agents: np.ndarray) -> np.ndarray:
-        """(K, 5) Q-values of row i by agent `agents[i]`'s network. The first layer sums the weight rows a
-        row's features select (`embedding_bag`; padding points at a real row with weight 0, the position
-        code's inputs are weighted by their values); each row then takes its own member's deeper layers."""
+        """(K, 5) Q-values of row i by agent `agents[i]`'s network: the first layer on the sparse rows
+        (`first_layer`), then each row takes its own member's deeper layers."""
         agents = np.asarray(agents, dtype=np.int64)
-        indices, weights = self._bag_inputs(observations.indices, observations.cells, agents)
         layers = self.network.layer_pairs
         with torch.no_grad():
-            first, bias = layers[0]
-            members, size, hidden_width = first.shape
-            own = (torch.from_numpy(agents), torch.arange(len(agents)))
-            hidden = (
-                nn.functional.embedding_bag(
-                    indices, first.view(members * size, hidden_width), mode="sum", per_sample_weights=weights
-                )
-                + bias[own[0], 0]
+            hidden = self.first_layer(
+                self.network, self.bags(observations.indices, observations.cells, agents)
             )
+            members = layers[0][0].shape[0]
+            own = (torch.from_numpy(agents), torch.arange(len(agents)))
             for weight, bias in layers[1:]:  # three small products cost less than sorting rows by member
-                hidden = torch.baddbmm(bias, torch.relu(hidden).expand(members, -1, -1), weight)[own]
+                hidden = torch.baddbmm(
+                    bias, torch.relu(hidden).expand(members, -1, -1), blas_friendly(weight)
+                )[own]
         return hidden.numpy()
 
-    def _bag_inputs(
-        self, indices: np.ndarray, cells: np.ndarray, agents: np.ndarray
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """`embedding_bag` inputs over the members' stacked first-layer rows (member * size + feature)."""
-        size = self.observation_size
-        padding = indices >= size
-        offset = (agents * size)[:, None]
-        flat = np.where(padding, 0, indices).astype(np.int64) + offset
-        weights = (~padding).astype(np.float32)
-        if self.position_table is not None:
-            count = len(POSITION_FEATURES)
-            flat = np.concatenate([flat, offset + np.arange(size - count, size)], axis=1)
-            weights = np.concatenate([weights, self.position_table[np.asarray(cells, np.int64)]], axis=1)
-        return torch.from_numpy(flat), torch.from_numpy(weights)
+    def bags(
+        self, indices: np.ndarray, cells: np.ndarray, agents: np.ndarray, member_major: bool = False
+    ) -> SparseRows:
+        """The first layer's bag inputs of K sparse rows (`indices` (K, L), padded with `observation_size`;
+        `cells` (K,); row i read by member `agents[i]`; `member_major`: see `SparseRows`)."""
+        agents = np.asarray(agents, dtype=np.int64)
+        table = _NO_POSITIONS if self.position_table is None else self.position_table
+        rows, offsets, weights = _bag_rows(
+            np.ascontiguousarray(indices), np.asarray(cells, np.int64), agents, self.observation_size, table
+        )
+        return SparseRows(torch.from_numpy(rows), torch.from_numpy(offsets),
+                          None if self.position_table is None else torch.from_numpy(weights),
+                          torch.from_numpy(agents), member_major)  # fmt: skip
 
-    def dense(self, indices: np.ndarray, cells: np.ndarray) -> torch.Tensor:
-        """(..., width) sparse rows -> (..., observation_size) float32 dense observations (one flat index
-        assignment: 3x faster than `put_along_axis` on an update's 768 rows)."""
-        shape, size = indices.shape[:-1], self.observation_size
-        rows = int(np.prod(shape))
-        dense = np.zeros(rows * (size + 1), dtype=np.float32)  # a spare column per row takes the padding
-        dense[(indices.reshape(rows, -1) + (np.arange(rows) * (size + 1))[:, None]).ravel()] = 1.0
-        dense = dense.reshape(rows, size + 1)[:, :size]
-        if self.position_table is not None:
-            dense[:, size - len(POSITION_FEATURES) :] = self.position_table[
-                np.asarray(cells, np.int64).reshape(-1)
-            ]
-        return torch.from_numpy(dense).reshape(*shape, size)
+    @staticmethod
+    def first_layer(network: BatchedMLP, rows: SparseRows) -> torch.Tensor:
+        """(K, width) first-layer outputs (before the ReLU): the sum of the weight rows a row's features
+        select, the position code's rows weighted by its values, plus the member's bias (`bag_sum`: on the
+        CPU one compiled scatter is the gradient). The same sums as the dense product, in another order."""
+        weight, bias = network.layer_pairs[0]
+        members, size, width = weight.shape
+        summed = bag_sum(weight.view(members * size, width), rows.rows, rows.offsets, rows.weights)
+        if rows.member_major:  # the bias broadcast: its gradient is a sum, not an indexed scatter
+            return (summed.view(members, -1, width) + bias).view(-1, width)
+        return summed + bias[rows.members, 0]
 
     def act_rows(
         self, observations: SparseObservations, agents: np.ndarray, epsilons: np.ndarray
@@ -178,23 +222,29 @@ class DQNPopulation:
         return losses
 
     def update(self) -> float:
-        """One n-step double-DQN step for every agent on a batch from its own replay: the sampled rows made
-        dense, the online and target networks on the next observations without gradients, then autograd
-        through the online network on the observations (`descend`: Huber loss, Adam)."""
+        """One n-step double-DQN step for every agent on a batch from its own replay: the online and target
+        networks on the next observations without gradients, then autograd through the online network on
+        the observations (`descend`: Huber loss, Adam). Every forward starts from the sparse rows
+        (`first_layer`)."""
         members, batch, replay = self.num_agents, self.config.batch_size, self.replay
         assert replay is not None, "call collect() first"
         picks = np.stack([rng.integers(0, replay.size, size=batch) for rng in self.rngs])
         agents = np.arange(members)[:, None]
-        # (2, agents, batch, size): observations, then next observations, each block contiguous
-        rows = self.dense(np.moveaxis(replay.observations[agents, picks], 2, 0),
-                          np.moveaxis(replay.cells[agents, picks], 2, 0))  # fmt: skip
+        observations, cells = replay.observations[agents, picks], replay.cells[agents, picks]
+        owners = np.repeat(np.arange(members), batch)  # rows are member-major: (agents, batch) flattened
+        width = observations.shape[-1]
+        now, later = (self.bags(observations[:, :, step].reshape(-1, width), cells[:, :, step].reshape(-1), owners,
+                                member_major=True) for step in (0, 1))  # fmt: skip
+        shape = (members, batch, -1)
         with torch.no_grad():
             targets = n_step_double_dqn_targets(
                 torch.from_numpy(replay.returns[agents, picks]), torch.from_numpy(replay.discounts[agents, picks]),
-                self.network(rows[1]), self.target_network(rows[1]),
+                self.network.after_first(self.first_layer(self.network, later).view(shape)),
+                self.target_network.after_first(self.first_layer(self.target_network, later).view(shape)),
             )  # fmt: skip
         actions = torch.from_numpy(replay.actions[agents, picks]).unsqueeze(-1)
-        predicted = self.network(rows[0]).gather(-1, actions).squeeze(-1)
+        first = self.first_layer(self.network, now).view(shape)
+        predicted = self.network.after_first(first).gather(-1, actions).squeeze(-1)
         return self.descend(predicted, targets)
 
     def descend(self, predicted: torch.Tensor, targets: torch.Tensor) -> float:
