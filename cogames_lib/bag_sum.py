@@ -3,8 +3,8 @@
 Both learners feed binary feature sets to an MLP: the Cogs vs Clips learned policy (`policies.learned_network`)
 and the stag-hunt DQN (`staghunt.learner`). A dense product over those inputs spends most of its time on
 zeros; `embedding_bag(mode="sum")` sums only the rows a sample selects. Its CPU backward sorts every index
-first (`_embedding_bag_dense_backward`), which dominated both learners' updates, so on the CPU the table's
-gradient here is one compiled pass instead: each sample's output gradient added to the rows it summed,
+first (`_embedding_bag_dense_backward`), which took most of the Cogs vs Clips learner's time, so on the CPU the
+table's gradient here is one compiled pass instead: each sample's output gradient added to the rows it summed,
 sample by sample in row order (a fixed order, so the same inputs give the same bits on every machine).
 Imported only where torch is wanted (it starts torch).
 """
@@ -45,14 +45,16 @@ class _SumBag(torch.autograd.Function):
     per-row weights: they are inputs, not parameters, in both learners)."""
 
     @staticmethod
-    def forward(ctx, table: torch.Tensor, rows: torch.Tensor, offsets: torch.Tensor, weights) -> torch.Tensor:
+    def forward(
+        ctx, table: torch.Tensor, rows: torch.Tensor, offsets: torch.Tensor, weights: torch.Tensor | None
+    ) -> torch.Tensor:
         ctx.save_for_backward(rows, offsets)
         ctx.weights = _UNWEIGHTED if weights is None else weights.numpy()
         ctx.num_rows = table.shape[0]
         return nn.functional.embedding_bag(rows, table, offsets, mode="sum", per_sample_weights=weights)
 
     @staticmethod
-    def backward(ctx, gradient: torch.Tensor):
+    def backward(ctx, gradient: torch.Tensor) -> tuple[torch.Tensor, None, None, None]:
         rows, offsets = ctx.saved_tensors
         table = _scatter_bag_gradient(
             rows.numpy(), offsets.numpy(), ctx.weights, np.ascontiguousarray(gradient.numpy()), ctx.num_rows

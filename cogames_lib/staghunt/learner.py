@@ -7,7 +7,7 @@ losses, so each agent's gradient is its own, and Adam is element-wise (stacked A
 agent). Replay holds the engine's sparse observations (`replay.py`), and every forward, acting and
 learning, starts from them: the first layer sums the weight rows a row's features select (`first_layer`,
 `cogames_lib.bag_sum`, whose compiled scatter is the gradient), autograd does the rest. A dense product over
-the 1,152 inputs, ~100 of them non-zero, was 2x slower end to end (docs/staghunt_training.md).
+the 1,152 inputs, about 100 of them non-zero in `sorrel_e3`, was 1.8x slower end to end (docs/staghunt_training.md).
 `population.members[i]` (a `DQNAgent`) is the single-agent view with `q_values(obs)`, `act(obs, epsilon)`
 and `frozen_copy()` that probes use.
 """
@@ -79,7 +79,7 @@ _NO_POSITIONS = np.zeros((1, 0), dtype=np.float32)
 
 
 @njit(cache=True)
-def _bag_rows(indices, cells, agents, size, position_table):
+def _stag_hunt_bag_rows(indices, cells, agents, size, position_table):
     """`SparseRows` arrays of padded sparse rows in one pass (numpy's masking and concatenation cost more
     than the sums on an update's 768 rows): each row's features below `size` in stored order, then the
     position code's `position_table.shape[1]` inputs (the last columns of the dense vector)."""
@@ -168,10 +168,22 @@ class DQNPopulation:
     ) -> SparseRows:
         """The first layer's bag inputs of K sparse rows (`indices` (K, L), padded with `observation_size`;
         `cells` (K,); row i read by member `agents[i]`; `member_major`: see `SparseRows`)."""
-        agents = np.asarray(agents, dtype=np.int64)
+        agents, cells = np.asarray(agents, dtype=np.int64), np.asarray(cells, np.int64)
         table = _NO_POSITIONS if self.position_table is None else self.position_table
-        rows, offsets, weights = _bag_rows(
-            np.ascontiguousarray(indices), np.asarray(cells, np.int64), agents, self.observation_size, table
+        if member_major and not np.array_equal(
+            agents, np.repeat(np.arange(self.num_agents), len(agents) // self.num_agents)
+        ):
+            raise ParameterError("member_major rows must be every member's equal block in member order")
+        if (
+            self.position_table is not None
+            and len(cells)
+            and not 0 <= cells.min() <= cells.max() < len(table)
+        ):
+            raise ParameterError(
+                f"cells must index the position table (0..{len(table) - 1}), got {cells.min()}..{cells.max()}"
+            )
+        rows, offsets, weights = _stag_hunt_bag_rows(
+            np.ascontiguousarray(indices), cells, agents, self.observation_size, table
         )
         return SparseRows(torch.from_numpy(rows), torch.from_numpy(offsets),
                           None if self.position_table is None else torch.from_numpy(weights),
