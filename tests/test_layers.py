@@ -26,6 +26,7 @@ BASE = {
     "paths",
     "seeding",
     "lazy",
+    "bag_sum",  # the sparse first layer both learners share (torch and numba; imported only by them)
 }
 CAPABILITY_GROUPS = {
     "cvc": "cogs_vs_clips",
