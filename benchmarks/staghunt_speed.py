@@ -21,7 +21,7 @@ from cogames_lib.staghunt.env import StagHuntEnv
 from cogames_lib.staghunt.learner import DQNPopulation
 from cogames_lib.staghunt.probes import load_probe_suite, run_intention_probe, run_multistep_probe
 from cogames_lib.staghunt.rules import PRESET_POPULATIONS
-from cogames_lib.staghunt.train import STUDY_LEARNER, STUDY_WORLDS, TrainConfig, _trainer
+from cogames_lib.staghunt.train import STUDY_LEARNER, STUDY_WORLDS, TrainConfig, _trainer, preset
 from cogames_lib.staghunt.world_config import StagHuntConfig, world_config
 
 WARMUP_TURNS = 200  # untimed: the first calls load the engine's compiled code from numba's cache
@@ -62,7 +62,11 @@ def training_epochs_per_second(config: TrainConfig, epochs: int, repeats: int) -
     machine), epochs per CPU-second of this process over all blocks, and gradient updates per epoch."""
     torch.set_num_threads(1)
     config = replace(config, epsilon_start=config.epsilon_end, epsilon_decay_epochs=1)
-    turns = config.env.max_turns * len(config.agents)
+    # transitions per agent per epoch (on average: a uniform episode length averages (max + 1) / 2 turns)
+    mean_turns = (
+        config.env.max_turns if config.env.episode_length == "fixed" else (config.env.max_turns + 1) / 2
+    )
+    turns = int(mean_turns * len(config.agents))
     warmup = -(-config.learner.learning_starts * len(config.agents) // turns) + 2 * config.worlds
     world_seed, *agent_seeds = np.random.SeedSequence(0).spawn(1 + len(config.agents))
     seeds = [int(seed.generate_state(1)[0]) for seed in agent_seeds]
@@ -91,13 +95,17 @@ def training_epochs_per_second(config: TrainConfig, epochs: int, repeats: int) -
 def benchmark_configs(worlds: int) -> dict[str, TrainConfig]:
     """The settings compared: the default world and learner (one world, as `preset("all_can_hunt")`), the
     study's learner on the default world, and the study's setting (`sorrel_e3`, the study learner, `worlds`
-    lockstep worlds). Every setting plays 3 agents x 50 turns (episode length fixed, so an epoch is the same
-    work everywhere)."""
+    lockstep worlds). The first three play 3 agents x 50 turns (episode length fixed, so an epoch is the
+    same work in each); the last is `sorrel_e3` as its preset defines it and the study trains it (`preset
+    ("all_can_hunt", "sorrel_e3")`: each episode's length drawn from 1..50, 25.5 turns on average, so an
+    epoch is about half the work of a fixed 50-turn one)."""
     e3 = world_config("sorrel_e3", episode_length="fixed")
+    study = preset("all_can_hunt", "sorrel_e3", worlds=worlds)
     return {
         "default world and learner, 1 world": TrainConfig(),
         f"study learner, {worlds} worlds (default world, 1-step)": TrainConfig(learner=replace(STUDY_LEARNER, n_step=1), worlds=worlds),
         f"study learner, {worlds} worlds (sorrel_e3 world, 50 turns)": TrainConfig(env=e3, learner=STUDY_LEARNER, worlds=worlds),
+        f"study learner, {worlds} worlds (sorrel_e3 as the study trains it, 1-50 turns)": study,
     }  # fmt: skip
 
 
