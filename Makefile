@@ -69,7 +69,7 @@ docs-screenshot: report browser
 mindcraft-sample: $(STAMP)
 	$(PY) -m tools.mindcraft_sample cogames_lib/data/mindcraft_sample/experiments --tasks cogames_lib/data/mindcraft_sample/tasks --seed 0
 
-# Every README picture from committed data: the reference study's figures (data/staghunt_reference/), then
+# Every README picture from committed data: the committed stag-hunt studies' figures (docs_figures.COMMITTED_STUDIES), then
 # the index of a fresh quick report (docs-screenshot); docs/figures.json records the data version of each
 # (tests/test_docs_figures.py fails when the data changed after its picture was drawn).
 docs-figures: docs-screenshot

@@ -1,8 +1,9 @@
 """The README's pictures, regenerated from committed data, each with the version of the data it shows.
 
-`python -m cogames_lib.report.docs_figures [STUDY_DIR] [OUT_DIR]` draws the reference study's learning
+`python -m cogames_lib.report.docs_figures [STUDY_DIR] [OUT_DIR] [PREFIX]` draws a study's learning
 curves, intention by partner kind, partner-effect forests (every position, the partner on the stag side)
-and the acting-partner forest into `docs/` from `data/staghunt_reference/`;
+and the acting-partner forest into `OUT_DIR` as `PREFIX_<figure>.png`; without arguments it draws every
+committed study (`COMMITTED_STUDIES`: the reference study and the 50,000-epoch study) into `docs/`;
 `make docs-figures` also screenshots a fresh quick report's index (`docs/report_index.png`) and then runs
 `python -m cogames_lib.report.docs_figures --record-only` to record it. Every picture's entry in
 `docs/figures.json` holds the data version it was drawn from (a content hash of the committed files it
@@ -18,15 +19,30 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from cogames_lib.paths import PROJECT_ROOT, STAGHUNT_REFERENCE_DIR
+from cogames_lib.paths import DATA_DIR, PROJECT_ROOT, STAGHUNT_REFERENCE_DIR
 
-FIGURES = {
-    "learning_curves": "staghunt_reference_learning.png",
-    "intention_by_partner": "staghunt_reference_intention.png",
-    "partner_effect": "staghunt_reference_partner_effect.png",
-    "partner_effect_stag_side": "staghunt_reference_partner_sides.png",  # the partner on the stag side
-    "acting_partners": "staghunt_reference_acting.png",  # when the study has acting-partner episodes
+# A study's pictures, `<prefix>_<suffix>` in docs/ (the prefix names the study, `COMMITTED_STUDIES`).
+FIGURE_SUFFIXES = {
+    "learning_curves": "learning.png",
+    "intention_by_partner": "intention.png",
+    "partner_effect": "partner_effect.png",
+    "partner_effect_stag_side": "partner_sides.png",  # the partner on the stag side
+    "acting_partners": "acting.png",  # when the study has acting-partner episodes
 }
+REFERENCE_PREFIX = "staghunt_reference"
+# The committed stag-hunt studies the README shows: picture prefix -> study folder.
+COMMITTED_STUDIES: dict[str, Path] = {
+    REFERENCE_PREFIX: STAGHUNT_REFERENCE_DIR,
+    "staghunt_50k": DATA_DIR / "staghunt_50k",  # the same plan at 50,000 epochs
+}
+
+
+def study_figure_names(prefix: str) -> dict[str, str]:
+    """Figure key -> file name of one study's pictures."""
+    return {key: f"{prefix}_{suffix}" for key, suffix in FIGURE_SUFFIXES.items()}
+
+
+FIGURES = study_figure_names(REFERENCE_PREFIX)
 LEARNED_EMERGENCE = "cvc_learned_emergence.png"  # the learned-agents reference run's heatmap
 LEARNED_FAMILIES = "cvc_learned_families.png"  # and its pass rate by capability family (docs/cvc_learned.md)
 LEARNED_MIRROR = "cvc_learned_mirror.png"  # its final checkpoints on mirrored maps (the mirror control)
@@ -42,7 +58,11 @@ REPORT_INDEX = "report_index.png"
 # Every README picture and the committed data it shows (folders relative to the project root). The report
 # index also shows live sweeps, which the code computes from fixed seeds: its data is the committed inputs.
 README_FIGURES: dict[str, tuple[str, ...]] = {
-    **{name: ("data/staghunt_reference",) for name in FIGURES.values()},
+    **{
+        name: (folder.relative_to(PROJECT_ROOT).as_posix(),)
+        for prefix, folder in COMMITTED_STUDIES.items()
+        for name in study_figure_names(prefix).values()
+    },
     LEARNED_EMERGENCE: ("data/cvc_learned/emergence.csv",),
     LEARNED_FAMILIES: ("data/cvc_learned/emergence.csv",),
     LEARNED_MIRROR: ("data/cvc_learned/mirror_control.csv",),
@@ -90,9 +110,11 @@ def record(names: Iterable[str], out_dir: Path, root: Path = PROJECT_ROOT) -> Pa
 
 
 def write_docs_figures(
-    study_dir: Path = STAGHUNT_REFERENCE_DIR, out_dir: Path = PROJECT_ROOT / "docs"
+    study_dir: Path = STAGHUNT_REFERENCE_DIR,
+    out_dir: Path = PROJECT_ROOT / "docs",
+    prefix: str = REFERENCE_PREFIX,
 ) -> list[Path]:
-    """Draw the reference study's figures into `out_dir`; returns the files written."""
+    """Draw a study's figures into `out_dir` as `<prefix>_<figure>.png`; returns the files written."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -112,7 +134,7 @@ def write_docs_figures(
         figures["acting_partners"] = plots.acting_partner_forest(acting, study.label)
     return [
         io.write_bytes(out_dir / name, figure_png(figures[key]))
-        for key, name in FIGURES.items()
+        for key, name in study_figure_names(prefix).items()
         if key in figures
     ]
 
@@ -184,17 +206,22 @@ def main(argv: list[str] | None = None) -> int:
     if args[:1] == ["--record-only"]:  # after `make docs-figures` took the report's screenshot
         print(record([REPORT_INDEX], PROJECT_ROOT / "docs"))
         return 0
-    study_dir = Path(args[0]) if args else STAGHUNT_REFERENCE_DIR
-    out_dir = Path(args[1]) if len(args) > 1 else PROJECT_ROOT / "docs"
-    written = write_docs_figures(study_dir, out_dir)
+    if args:  # one study folder, drawn where asked; nothing recorded
+        out_dir = Path(args[1]) if len(args) > 1 else PROJECT_ROOT / "docs"
+        prefix = args[2] if len(args) > 2 else REFERENCE_PREFIX
+        for path in write_docs_figures(Path(args[0]), out_dir, prefix):
+            print(path)
+        return 0
+    out_dir = PROJECT_ROOT / "docs"  # every committed picture, each recorded with its data's version
+    written = [
+        path
+        for prefix, folder in COMMITTED_STUDIES.items()
+        for path in write_docs_figures(folder, out_dir, prefix)
+    ]
+    written += write_learned_figures(out_dir) + write_hard_tier_figures(out_dir)
     for path in written:
         print(path)
-    if study_dir.resolve() == STAGHUNT_REFERENCE_DIR.resolve():  # drawn from the committed data: record it
-        learned_figures = write_learned_figures(out_dir) + write_hard_tier_figures(out_dir)  # and the others
-        for path in learned_figures:
-            print(path)
-        written += learned_figures
-        print(record([path.name for path in written], out_dir))
+    print(record([path.name for path in written], out_dir))
     return 0
 
 
