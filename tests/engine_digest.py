@@ -34,7 +34,11 @@ from cogames_lib.sweep.seeds import agent_seed
 FIXTURE = Path(__file__).parent / "fixtures" / "cvc_engine_trajectories.json"
 # Scripted-policy constants as they were when the digests were recorded (module, name, value): the scripted
 # policy charges to 249 since 27 Nov (docs/cvc_scripted.md, "Energy"); it charged to 205 or more before.
-RECORDED_POLICY = (("cogames_lib.policies.scripted.energy", "CHARGE_TARGET", 205),)
+# Since 29 Nov it prefers a way over known cells (navigation.KNOWN_WAY_RATIO; 0 never prefers one).
+RECORDED_POLICY = (
+    ("cogames_lib.policies.scripted.energy", "CHARGE_TARGET", 205),
+    ("cogames_lib.policies.scripted.navigation", "KNOWN_WAY_RATIO", 0),
+)
 SEED = 7
 RANDOM_STEPS = 400  # random play rarely ends early; 400 steps cover every rule a random agent can reach
 

@@ -463,6 +463,37 @@ def test_with_every_teammate_holding_its_share_nothing_is_left_to_them() -> None
         assert policy._duty() == duty_then
 
 
+@pytest.mark.parametrize(
+    ("rows", "known_way"),
+    [
+        # The unknown row is a shortcut of 6 moves; the known way round is 8 (<= 1.5 x 6): take it.
+        (["#########", "#.?????.#", "#.......#", "#########"], True),
+        # The known way round is 10 moves (> 1.5 x 6): the shortcut through the unknown is worth a try.
+        (["#########", "#.?????.#", "#.#####.#", "#.......#", "#########"], False),
+    ],
+)
+def test_a_known_way_beats_a_shorter_one_through_the_unknown_within_the_ratio(
+    rows: list[str], known_way: bool
+) -> None:
+    from cogames_lib.policies.scripted.navigation import KNOWN_WAY_RATIO, Navigator
+
+    assert KNOWN_WAY_RATIO == 1.5
+    nav = Navigator(Skills(), random.Random(0))
+    nav.memory = _memory_from_rows(rows)
+    nav.pos, goal = (ORIGIN + 1, ORIGIN + 1), (ORIGIN + 1, ORIGIN + 7)
+    nav._plan([goal], ("test", goal))
+    assert nav.path[-1] == goal
+    crosses_unknown = any(nav.memory.kind[cell] == UNKNOWN for cell in nav.path)
+    assert crosses_unknown is not known_way
+    assert len(nav.path) == (8 if known_way else 6)
+    # bfs(known_only=True) never steps on an unknown cell; without a known way it finds none.
+    known = bfs(nav.memory, nav.pos, [goal], known_only=True)
+    assert known is not None and all(nav.memory.kind[cell] == EMPTY for cell in known)
+    sealed = _memory_from_rows(["#########", "#.?????.#", "#########"])
+    assert bfs(sealed, nav.pos, [goal], known_only=True) is None
+    assert bfs(sealed, nav.pos, [goal]) is not None
+
+
 def test_corridor_give_way_lets_exactly_one_agent_back_off() -> None:
     from cogames_lib.policies.scripted.navigation import Navigator
 

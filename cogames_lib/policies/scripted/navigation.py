@@ -27,6 +27,7 @@ from cogames_lib.policies.scripted.planning import (
 from cogames_lib.policies.scripted.skills import Skills
 
 _DELTA = {action: (dr, dc) for action, dr, dc in STEPS}
+KNOWN_WAY_RATIO = 1.5  # a way over known cells only is taken if at most this many times the optimistic one
 GIVE_WAY_LIMIT = 60  # steps of backing off at most (a teammate that does not follow is no push)
 WAIT_BEFORE_SIDESTEP = 2  # steps blocked by a teammate before stepping aside (breaks corridor jams)
 
@@ -147,12 +148,25 @@ class Navigator:
         return self.moved(move_action(self.pos, step))
 
     def _plan(self, goals: list[Cell], key: object) -> None:
-        """BFS around the teammates close by (far ones will have moved), else straight through them."""
+        """BFS around the teammates close by (far ones will have moved), else straight through them.
+
+        The search is optimistic (unknown cells are walkable), so a way through the unknown can look
+        shorter than the way the agent walked: where the plan crosses unknown cells and a way over known
+        cells only is at most `KNOWN_WAY_RATIO` times as long, that one is taken. Without it an agent
+        holding its share walked towards the assembler for 200 steps along imagined ways round a
+        serpentine of lanes (through the unknown strip outside the map's border wall), replanning at every
+        newly seen wall, and never arrived (`agile_hard` at 2 agents, tuning seed 105)."""
         memory = self.memory
         near = [c for c in memory.agents if abs(c[0] - self.pos[0]) + abs(c[1] - self.pos[1]) <= 3]
+        blocked: list[Cell] = near
         self.path = bfs(memory, self.pos, goals, near, self.step_order) or []
         if not self.path and near:
+            blocked = []
             self.path = bfs(memory, self.pos, goals, (), self.step_order) or []
+        if self.path and any(memory.kind[cell] == UNKNOWN for cell in self.path):
+            known = bfs(memory, self.pos, goals, blocked, self.step_order, known_only=True)
+            if known and len(known) <= KNOWN_WAY_RATIO * len(self.path):
+                self.path = known
         self.plan_key, self.plan_version = key, memory.version
 
     def _give_way(self, blocker: Cell) -> int:

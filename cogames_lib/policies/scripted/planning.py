@@ -42,10 +42,12 @@ def bfs(
     blocked: Collection[Cell] = (),
     step_order: tuple[int, ...] = (0, 1, 2, 3),
     rng: random.Random | None = None,
+    known_only: bool = False,
 ) -> list[Cell] | None:
     """Shortest path from `start` to the nearest goal cell (to the nearest unknown cell if `goals` is None).
 
-    Walkable: known-empty and unknown cells not in `blocked`. Goals must be walkable to be reached.
+    Walkable: known-empty and unknown cells (known-empty only with `known_only`) not in `blocked`. Goals
+    must be walkable to be reached.
     `step_order` is a per-agent permutation of the four directions: ties break differently per agent.
     With `rng`, the goal is drawn among every goal at the smallest distance (so exploring agents
     do not all drift the same way).
@@ -54,7 +56,7 @@ def bfs(
     r0, r1, c0, c1 = r0 - 1, r1 + 1, c0 - 1, c1 + 1
     width = c1 - c0
     box = memory.kind[r0:r1, c0:c1]
-    walkable = (box <= EMPTY).ravel()
+    walkable = ((box == EMPTY) if known_only else (box <= EMPTY)).ravel()
     for r, c in blocked:
         if r0 <= r < r1 and c0 <= c < c1:
             walkable[(r - r0) * width + (c - c0)] = False
