@@ -463,35 +463,47 @@ def test_with_every_teammate_holding_its_share_nothing_is_left_to_them() -> None
         assert policy._duty() == duty_then
 
 
+ONE_DETOUR = ["#########", "#.?????.#", "#.......#", "#########"]  # unknown shortcut 6, known way 8
+TWO_DETOUR = ["#########", "#.?????.#", "#.#####.#", "#.......#", "#########"]  # known way 10
+
+
 @pytest.mark.parametrize(
-    ("rows", "known_way"),
+    ("rows", "mate", "expected"),
     [
-        # The unknown row is a shortcut of 6 moves; the known way round is 8 (<= 1.5 x 6): take it.
-        (["#########", "#.?????.#", "#.......#", "#########"], True),
-        # The known way round is 10 moves (> 1.5 x 6): the shortcut through the unknown is worth a try.
-        (["#########", "#.?????.#", "#.#####.#", "#.......#", "#########"], False),
+        # 8 <= 1.5 x 6: the known way (a ratio below 4/3 would take the guess and fail this case).
+        (ONE_DETOUR, None, "known"),
+        # 10 > 1.5 x 6: the shortcut through the unknown is worth a try (a ratio of 5/3 or more fails this).
+        (TWO_DETOUR, None, "guess"),
+        # A teammate close by on the only known way: planned round like the first plan, so no known way.
+        (ONE_DETOUR, (2, 2), "guess"),
     ],
 )
 def test_a_known_way_beats_a_shorter_one_through_the_unknown_within_the_ratio(
-    rows: list[str], known_way: bool
+    monkeypatch: pytest.MonkeyPatch, rows: list[str], mate: tuple[int, int] | None, expected: str
 ) -> None:
-    from cogames_lib.policies.scripted.navigation import KNOWN_WAY_RATIO, Navigator
+    from cogames_lib.policies.scripted import navigation
 
-    assert KNOWN_WAY_RATIO == 1.5
-    nav = Navigator(Skills(), random.Random(0))
+    monkeypatch.setattr(navigation, "KNOWN_WAY_RATIO", 1.5)
+    nav = navigation.Navigator(Skills(), random.Random(0))
     nav.memory = _memory_from_rows(rows)
+    if mate is not None:
+        nav.memory.agents = {(ORIGIN + mate[0], ORIGIN + mate[1]): 0}
     nav.pos, goal = (ORIGIN + 1, ORIGIN + 1), (ORIGIN + 1, ORIGIN + 7)
     nav._plan([goal], ("test", goal))
     assert nav.path[-1] == goal
     crosses_unknown = any(nav.memory.kind[cell] == UNKNOWN for cell in nav.path)
-    assert crosses_unknown is not known_way
-    assert len(nav.path) == (8 if known_way else 6)
-    # bfs(known_only=True) never steps on an unknown cell; without a known way it finds none.
-    known = bfs(nav.memory, nav.pos, [goal], known_only=True)
-    assert known is not None and all(nav.memory.kind[cell] == EMPTY for cell in known)
+    assert crosses_unknown is (expected == "guess")
+    assert len(nav.path) == (8 if expected == "known" else 6)
+    assert not set(nav.path) & set(nav.memory.agents)
+
+
+def test_bfs_known_only_never_steps_on_an_unknown_cell() -> None:
+    start, goal = (ORIGIN + 1, ORIGIN + 1), (ORIGIN + 1, ORIGIN + 7)
+    known = bfs(_memory_from_rows(TWO_DETOUR), start, [goal], known_only=True)
+    assert known is not None and len(known) == 10
     sealed = _memory_from_rows(["#########", "#.?????.#", "#########"])
-    assert bfs(sealed, nav.pos, [goal], known_only=True) is None
-    assert bfs(sealed, nav.pos, [goal]) is not None
+    assert bfs(sealed, start, [goal], known_only=True) is None
+    assert bfs(sealed, start, [goal]) is not None
 
 
 def test_corridor_give_way_lets_exactly_one_agent_back_off() -> None:

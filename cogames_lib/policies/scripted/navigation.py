@@ -27,7 +27,9 @@ from cogames_lib.policies.scripted.planning import (
 from cogames_lib.policies.scripted.skills import Skills
 
 _DELTA = {action: (dr, dc) for action, dr, dc in STEPS}
-KNOWN_WAY_RATIO = 1.5  # a way over known cells only is taken if at most this many times the optimistic one
+# A way over known cells only is taken if at most this many times as long as the optimistic one (see `_plan`;
+# 0 turns the rule off, which the engine pin's replay of recorded play relies on).
+KNOWN_WAY_RATIO = 1.5
 GIVE_WAY_LIMIT = 60  # steps of backing off at most (a teammate that does not follow is no push)
 WAIT_BEFORE_SIDESTEP = 2  # steps blocked by a teammate before stepping aside (breaks corridor jams)
 
@@ -163,7 +165,12 @@ class Navigator:
         if not self.path and near:
             blocked = []
             self.path = bfs(memory, self.pos, goals, (), self.step_order) or []
-        if self.path and any(memory.kind[cell] == UNKNOWN for cell in self.path):
+        # Only towards a known goal: an exploring agent's goal is an unknown cell, which no known way reaches.
+        if (
+            self.path
+            and any(memory.kind[goal] == EMPTY for goal in goals)
+            and any(memory.kind[cell] == UNKNOWN for cell in self.path)
+        ):
             known = bfs(memory, self.pos, goals, blocked, self.step_order, known_only=True)
             if known and len(known) <= KNOWN_WAY_RATIO * len(self.path):
                 self.path = known
