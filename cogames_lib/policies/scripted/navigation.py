@@ -160,11 +160,11 @@ class Navigator:
         newly seen wall, and never arrived (`agile_hard` at 2 agents, tuning seed 105)."""
         memory = self.memory
         near = [c for c in memory.agents if abs(c[0] - self.pos[0]) + abs(c[1] - self.pos[1]) <= 3]
-        blocked: list[Cell] = near
-        self.path = bfs(memory, self.pos, goals, near, self.step_order) or []
+        blocked: list[Cell] = near  # the teammates this plan goes round (the known way goes round them too)
+        self.path = bfs(memory, self.pos, goals, blocked, self.step_order) or []
         if not self.path and near:
             blocked = []
-            self.path = bfs(memory, self.pos, goals, (), self.step_order) or []
+            self.path = bfs(memory, self.pos, goals, blocked, self.step_order) or []
         # Only towards a known goal: an exploring agent's goal is an unknown cell, which no known way reaches.
         if (
             self.path
