@@ -38,6 +38,7 @@ from cogames_lib.policies.scripted.planning import Cell, move_action
 from cogames_lib.policies.scripted.skills import HEART_RECIPE, Skills, role_resources
 
 DEPOSIT_VIBES = frozenset(rules.VIBE_INDEX[v] for v in rules.HEART_CHEST_DEPOSIT_VIBES)
+HEART_B = rules.VIBE_INDEX["heart_b"]  # shown by a teammate leading the way to the chest (`_guide`)
 RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
@@ -51,6 +52,8 @@ CHECK_WAIT = 200  # steps a searcher back from its searched-out sector waits for
 HELP_STEPS = 110  # a helper searches at most this many steps before it goes back to the assembler
 NEAR_SOURCE = 12  # a helper leaves a source this near the team's centre to the searcher (`_near_source`)
 FINDER_AFTER = 20  # steps (after HELP_AFTER) before a heart_a at the assembler means a helper found it
+GUIDE_STEPS = 120  # steps at most leading a heart's carrier to the chest (`_guide`)
+GUIDE_NEAR = 3  # a guide this near the chest stops: the carrier behind it sees the chest
 TRADE_STEPS = 60  # steps at most searching my sector for a claim in place of what I left (`_trade_search`)
 IDLE, OUT, DONE = 0, 1, 2  # a helper's state: waiting, searching its sector, back for good
 
@@ -88,21 +91,38 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.search_steps = 0
         self.incomplete_steps = 0  # steps standing in the ring with an incomplete chorus (`_chorus`)
         self.seeded_short: bool | None = None  # began one kind short of a whole recipe (`_one_short`)
+        self.seeds = dict.fromkeys(rules.RESOURCES, 0)  # what I held at the first step (`_pool_covers`)
         self.help_state = IDLE  # helping teammates search for the one kind the team lacks (`_one_short`)
         self.help_steps = 0
         self.search_stage = 0  # one kind short, searching: 0 own sector, 1 check at the assembler, 2 all
         self._chorus_use = False
+        self.guide_steps = 0  # steps left leading a teammate's heart to the chest (`_guide`)
+        self.held: list[int] = []  # my resources at the last step
 
     # -- the step ----------------------------------------------------------------------------------
     def act(self, observation: dict[str, Any]) -> int:
         me = observation["self"].tolist()
         succeeded = bool(me[SELF_INDEX["last_action_succeeded"]])
         self.nav.observe(observation["grid"], succeeded)
-        self.items = me[: len(rules.ITEMS)]
+        items = me[: len(rules.ITEMS)]
+        held = [items[RESOURCE_SLOTS[r]] for r in rules.RESOURCES]
+        if (
+            self.held
+            and self.vibe == HEART_A
+            and any(now < before for now, before in zip(held, self.held, strict=True))
+            and not items[rules.HEART]
+            and self.nav.memory.known("chest")
+        ):
+            # The pooled chorus took my resources and I hold no heart: a teammate carries it, and may
+            # not know the chest I know.
+            self.guide_steps = GUIDE_STEPS
+        self.held = held
+        self.items = items
         self.energy = me[SELF_INDEX["energy"]]
         self.vibe = me[SELF_INDEX["vibe"]]
         if self.seeded_short is None:
             self.seeded_short = self._short_kinds() == 1
+            self.seeds = {r: self.items[RESOURCE_SLOTS[r]] for r in rules.RESOURCES}
         # Refill puts energy back to capacity after every step; anything lower means energy is finite.
         self.energy_limited = self.energy_limited or self.energy < rules.ENERGY_CAPACITY
         self.nav.thrifty = self.energy_limited and self.energy < THRIFTY_BELOW
@@ -138,6 +158,9 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
                 return action
         if self.items[rules.HEART]:
             return self._deliver()
+        if self.guide_steps > 0:
+            self.guide_steps -= 1
+            return self._guide()
         if not missing:
             spare = self._unclip_spare()
             if spare is not None:
@@ -233,8 +256,21 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
     # -- needs and sources -------------------------------------------------------------------------
     def _missing(self) -> list[str]:
         whole = self.self_sufficient or self.help_state == OUT
-        wanted = rules.RESOURCES if whole else self._duty()
+        wanted = rules.RESOURCES if whole else [r for r in self._duty() if not self._pool_covers(r)]
         return [r for r in wanted if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]]
+
+    def _pool_was_short(self) -> None:
+        super()._pool_was_short()
+        self.seeds = dict.fromkeys(rules.RESOURCES, 0)  # the guess of `_pool_covers` was wrong
+
+    def _pool_covers(self, resource: str) -> bool:
+        """The chorus's pooled inventory holds enough `resource` if every teammate still holds what I began
+        with: a team's seeds are one table for all its agents (unclip_craft at 4 agents: oxygen, germanium
+        and silicon one each, so only carbon is anyone's to fetch). What I hold counts as it is now (a
+        decoder I craft eats my seeds). A wrong guess costs a failed chorus, after which every agent gathers
+        a whole recipe (`_pool_was_short`)."""
+        held = (self.num_agents - 1) * self.seeds[resource] + self.items[RESOURCE_SLOTS[resource]]
+        return held >= HEART_RECIPE[resource]
 
     def _near_source(self, resources: list[str]) -> bool:
         """A source of one of `resources` is known within `NEAR_SOURCE` of the team's centre."""
@@ -525,11 +561,47 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         return action
 
     # -- heart and chorus ----------------------------------------------------------------------------
+    def _guide(self) -> int:
+        """A teammate carries the heart our chorus made and may not know the chest, which I know: walk
+        there showing `heart_b` (away from the assembler, where it could spoil a chorus), keeping the
+        carrier in view (it follows a `heart_b`, see `_deliver`), and wait by the chest."""
+        nav, memory = self.nav, self.nav.memory
+        chest = min(memory.known("chest"), key=nav.distance)
+        left = self._leave_assembler_vibe(None)
+        if left is not None:
+            return left
+        if self.vibe != HEART_B and nav.distance(chest) > 1:
+            near_assembler = any(
+                max(abs(a[0] - nav.pos[0]), abs(a[1] - nav.pos[1])) <= 1 for a in memory.known("assembler")
+            )
+            if not near_assembler:
+                return vibe_action(HEART_B)
+        if nav.distance(chest) <= GUIDE_NEAR:
+            # The carrier following me sees the chest from here; standing by it would only block a side.
+            self.guide_steps = 0
+            return rules.NOOP
+        if not memory.agents:
+            return rules.NOOP  # the carrier fell out of view: let it catch up
+        goals = [c for c in self._approach_cells(chest) if c not in memory.agents]
+        action = nav.go_to(goals, ("guide", chest)) if goals else None
+        return rules.NOOP if action is None else action
+
     def _deliver(self) -> int:
         if self.vibe not in DEPOSIT_VIBES:  # at once: it also tells the chorus we are leaving
             return vibe_action(DEFAULT)
         chests = self.nav.memory.known("chest")
         if not chests:
+            guides = [c for c, v in self.nav.memory.agents.items() if v == HEART_B]
+            if guides:  # a teammate leads the way to the chest (`_guide`)
+                guide = min(guides, key=self.nav.distance)
+                goals = [
+                    c
+                    for c in ((guide[0] + dr, guide[1] + dc) for dr, dc in ORTHOGONAL)
+                    if self.nav.memory.is_free(c) and c not in self.nav.memory.agents
+                ]
+                action = self.nav.go_to(goals, ("guide", guide)) if goals else None
+                if action is not None:
+                    return action
             return self._explore_or_wander()
         chest = min(chests, key=self.nav.distance)
         vibe = None if self.vibe in DEPOSIT_VIBES else DEFAULT
