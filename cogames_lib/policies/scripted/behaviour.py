@@ -52,6 +52,7 @@ CHECK_WAIT = 200  # steps a searcher back from its searched-out sector waits for
 HELP_STEPS = 110  # a helper searches at most this many steps before it goes back to the assembler
 NEAR_SOURCE = 12  # a helper leaves a source this near the team's centre to the searcher (`_near_source`)
 FINDER_AFTER = 20  # steps (after HELP_AFTER) before a heart_a at the assembler means a helper found it
+TEAM_SEEDS = True  # count on teammates holding the seeds I began with (`_pool_covers`); False: never
 GUIDE_STEPS = 120  # steps at most leading a heart's carrier to the chest (`_guide`)
 GUIDE_NEAR = 3  # a guide this near the chest stops: the carrier behind it sees the chest
 TRADE_STEPS = 60  # steps at most searching my sector for a claim in place of what I left (`_trade_search`)
@@ -98,6 +99,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self._chorus_use = False
         self.guide_steps = 0  # steps left leading a teammate's heart to the chest (`_guide`)
         self.held: list[int] = []  # my resources at the last step
+        self.vibe: int = DEFAULT  # the vibe I showed at the last step (the env resets every vibe)
 
     # -- the step ----------------------------------------------------------------------------------
     def act(self, observation: dict[str, Any]) -> int:
@@ -269,7 +271,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         and silicon one each, so only carbon is anyone's to fetch). What I hold counts as it is now (a
         decoder I craft eats my seeds). A wrong guess costs a failed chorus, after which every agent gathers
         a whole recipe (`_pool_was_short`)."""
-        held = (self.num_agents - 1) * self.seeds[resource] + self.items[RESOURCE_SLOTS[resource]]
+        mates = self.num_agents - 1 if TEAM_SEEDS else 0
+        held = mates * self.seeds[resource] + self.items[RESOURCE_SLOTS[resource]]
         return held >= HEART_RECIPE[resource]
 
     def _near_source(self, resources: list[str]) -> bool:
