@@ -2,7 +2,9 @@
 
 Priorities, top first:
 1. energy does not refill and is short for the next leg: recharge at the nearest charger;
-2. carrying a heart: show `default` (or `heart_b`) and deposit it in the heart chest;
+2. carrying a heart: show `default` (or `heart_b`) and deposit it in the heart chest (not knowing the chest,
+   follow a teammate showing `heart_b`); my inputs just went into a teammate's heart and I know the chest:
+   lead the way there showing `heart_b` (`_guide`);
 3. holding my share of the recipe: (with a spare decoder, unclip a known clipped extractor first) go to
    the assembler and chorus (show `heart_a` once all N are there; an agent in an orthogonal cell uses the
    assembler when N `heart_a` are visible);
@@ -11,7 +13,8 @@ Priorities, top first:
 5. a missing resource was never seen: explore; nothing left to explore: chorus with what I hold.
 In a team whose agents began one kind short (extract-missing), an agent holding its share that waited in
 an incomplete chorus helps search for that kind in its own sector (`_one_short`).
-"My share" is my role's resources (`role_resources`) until a full chorus fails to assemble (the
+"My share" is my role's resources (`role_resources`), less the kinds the team's seeds cover if every teammate
+began as I did (`_pool_covers`), until a full chorus fails to assemble (the
 pooled inputs were short); from then on the agent gathers a whole recipe alone, and after
 `SEARCH_PATIENCE` steps of fruitless searching it tries the pooled chorus again. The assembler half
 (chorus, crafting, making way) lives in `assembler.py`.
