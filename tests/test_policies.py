@@ -802,12 +802,19 @@ def test_a_wide_room_corner_is_not_traded() -> None:
 
 
 # -- what the team's seeds cover; leading a heart's carrier to the chest ------------------------------------
-def _observation(items: dict[str, int], vibe: int = 0, mate: tuple[int, int, int] | None = None) -> dict:
-    """One step's observation: an empty 11 x 11 view, my inventory and vibe, and a teammate at (row, col)
-    of the view showing a vibe, if given."""
+def _observation(
+    items: dict[str, int],
+    vibe: int = 0,
+    mate: tuple[int, int, int] | None = None,
+    stations: dict[tuple[int, int], str] | None = None,
+) -> dict:
+    """One step's observation: an empty 11 x 11 view, my inventory and vibe, a teammate at (row, col) of
+    the view showing a vibe, if given, and stations at cells of the view."""
     from cogames_lib.cvc.observation import CHANNEL, GRID_CHANNELS, SELF_FIELDS, SELF_INDEX, VIEW_SIZE
 
     grid = np.zeros((len(GRID_CHANNELS), VIEW_SIZE, VIEW_SIZE), dtype=np.uint8)
+    for (row, col), name in (stations or {}).items():
+        grid[CHANNEL[name], row, col] = 1
     grid[CHANNEL["agent"], VIEW_SIZE // 2, VIEW_SIZE // 2] = 1
     grid[CHANNEL["agent_vibe"], VIEW_SIZE // 2, VIEW_SIZE // 2] = vibe + 1
     if mate is not None:
@@ -857,12 +864,14 @@ def test_the_seeds_guess_counts_my_own_inventory_as_it_is_and_dies_with_a_short_
     assert waiting._missing() == ["oxygen"]
 
 
-def _chorus_member(resources: dict[str, int], chest: bool = True) -> ScriptedPolicy:
+def _chorus_member(
+    resources: dict[str, int], chest: bool = True, disabled: tuple[str, ...] = ()
+) -> ScriptedPolicy:
     """Agent 1 of 2, in the chorus showing heart_a with `resources`; the chest known 20 cells east."""
     from cogames_lib.policies.scripted.assembler import HEART_A
     from cogames_lib.policies.scripted.memory import STATION_CODE
 
-    policy = ScriptedPolicy()
+    policy = ScriptedPolicy(disabled=disabled)
     policy.reset(1, 2, 0)
     policy.act(_observation(resources, vibe=HEART_A))
     if chest:
@@ -895,6 +904,39 @@ def test_a_chorus_member_whose_inputs_went_into_a_teammates_heart_leads_it_to_th
     crafting.act(_observation({"oxygen": 1, **share}, vibe=GEAR))
     crafting.act(_observation({"oxygen": 0, **after}, vibe=GEAR, mate=carrier))
     assert crafting.guide_steps == 0
+
+
+def test_a_guide_leaves_the_ring_before_it_shows_heart_b_and_stops_short_of_the_chest() -> None:
+    from cogames_lib.policies.scripted.assembler import DEFAULT, HEART_A, HEART_B, vibe_action
+    from cogames_lib.policies.scripted.behaviour import GUIDE_NEAR
+
+    share, after, carrier = {"germanium": 1, "silicon": 3}, {"germanium": 0, "silicon": 0}, (4, 5, DEFAULT)
+    ring = {(5, 6): "assembler"}  # the assembler just east of me: I stand in its ring
+    guide = _chorus_member(share)
+    guide.act(_observation(share, vibe=HEART_A, mate=carrier, stations=ring))
+    first = guide.act(_observation(after, vibe=HEART_A, mate=carrier, stations=ring))
+    assert guide.guide_steps > 0 and rules.ACTIONS[first].startswith("move_")  # heart_b here could spoil
+    near = _chorus_member(share)
+    near.nav.pos = (ORIGIN, ORIGIN + 20 - GUIDE_NEAR)  # already this near the chest
+    near.act(_observation(after, vibe=HEART_A, mate=carrier))
+    assert near.guide_steps == 0  # the carrier behind it sees the chest; it would only take a side
+    done = _chorus_member(share)
+    done.act(_observation(after, vibe=HEART_A, mate=carrier))
+    done.guide_steps = 0  # ran out of steps while showing heart_b: back to default
+    assert done.act(_observation(after, vibe=HEART_B, mate=carrier)) == vibe_action(DEFAULT)
+
+
+def test_a_guide_without_memory_that_loses_sight_of_the_chest_stops() -> None:
+    from cogames_lib.policies.scripted.assembler import DEFAULT, HEART_A, HEART_B
+
+    share, after, carrier = {"germanium": 1, "silicon": 3}, {"germanium": 0, "silicon": 0}, (4, 5, DEFAULT)
+    chest_in_view = {(5, 9): "chest"}
+    guide = _chorus_member(share, chest=False, disabled=("memory",))
+    guide.act(_observation(share, vibe=HEART_A, mate=carrier, stations=chest_in_view))
+    guide.act(_observation(after, vibe=HEART_A, mate=carrier, stations=chest_in_view))
+    assert guide.guide_steps > 0
+    guide.act(_observation(after, vibe=HEART_B, mate=carrier))  # the chest is out of view: forgotten
+    assert guide.guide_steps == 0
 
 
 @pytest.mark.parametrize("side", ["east", "west"])

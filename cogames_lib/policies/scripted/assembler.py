@@ -15,7 +15,7 @@ from cogames_lib.policies.scripted.navigation import Navigator
 from cogames_lib.policies.scripted.planning import Cell, move_action
 from cogames_lib.policies.scripted.skills import Skills
 
-DEFAULT, HEART_A, GEAR = (rules.VIBE_INDEX[v] for v in ("default", "heart_a", "gear"))
+DEFAULT, HEART_A, HEART_B, GEAR = (rules.VIBE_INDEX[v] for v in ("default", "heart_a", "heart_b", "gear"))
 CHORUS_VIBES = frozenset({DEFAULT, HEART_A})  # vibes that never break the heart protocol's exact match
 YIELD_STEPS = 10  # after sliding aside for a teammate, stay off the orthogonal cells this long
 FULL_CHORUS_PATIENCE = 6  # steps a diagonal agent watches a full chorus fire nothing before gathering
@@ -159,19 +159,27 @@ class AssemblerBehaviour(AssemblerHost):
 
     def _follow_beacon(self) -> int:
         """Assembler unknown: walk towards a teammate showing `heart_a` (it knows the way), else explore."""
+        action = self._towards_teammate_showing(HEART_A) if self.skills.chorus else None
+        return self._explore_or_wander() if action is None else action
+
+    def _towards_teammate_showing(self, vibe: int) -> int | None:
+        """One step towards a free cell round the nearest teammate in view showing `vibe` (None: none in
+        view, or no way there)."""
         nav, memory = self.nav, self.nav.memory
-        if self.skills.chorus:
-            beacons = [c for c, v in memory.agents.items() if v == HEART_A]
-            if beacons:
-                beacon = min(beacons, key=nav.distance)
-                goals = [
-                    c for c in ((beacon[0] + dr, beacon[1] + dc) for dr, dc in RING) if memory.is_free(c)
-                ]
-                goals = [c for c in goals if c not in memory.agents]
-                action = nav.go_to(goals, ("beacon", beacon)) if goals else None
-                if action is not None:
-                    return action
-        return self._explore_or_wander()
+        shown = [c for c, v in memory.agents.items() if v == vibe]
+        if not shown:
+            return None
+        mate = min(shown, key=nav.distance)
+        goals = [c for c in ((mate[0] + dr, mate[1] + dc) for dr, dc in RING) if memory.is_free(c)]
+        goals = [c for c in goals if c not in memory.agents]
+        return nav.go_to(goals, ("beacon", vibe, mate)) if goals else None
+
+    def _beside_assembler(self) -> bool:
+        """I stand on a cell of a known assembler's ring (where my vibe counts in its protocols)."""
+        pos = self.nav.pos
+        return any(
+            max(abs(a[0] - pos[0]), abs(a[1] - pos[1])) == 1 for a in self.nav.memory.known("assembler")
+        )
 
     def _pool_was_short(self) -> None:
         self.self_sufficient = True

@@ -30,6 +30,7 @@ from cogames_lib.cvc.observation import SELF_INDEX
 from cogames_lib.policies.scripted.assembler import (
     DEFAULT,
     HEART_A,
+    HEART_B,
     ORTHOGONAL,
     AssemblerBehaviour,
     vibe_action,
@@ -41,7 +42,6 @@ from cogames_lib.policies.scripted.planning import Cell, move_action
 from cogames_lib.policies.scripted.skills import HEART_RECIPE, Skills, role_resources
 
 DEPOSIT_VIBES = frozenset(rules.VIBE_INDEX[v] for v in rules.HEART_CHEST_DEPOSIT_VIBES)
-HEART_B = rules.VIBE_INDEX["heart_b"]  # shown by a teammate leading the way to the chest (`_guide`)
 RESOURCE_SLOTS = {r: rules.ITEM_INDEX[r] for r in rules.RESOURCES}
 FAILED_USES_BEFORE_GATHERING = 2  # a single failed use can be a vibe race; two mean the pool is short
 SEARCH_PATIENCE = 40  # steps of searching alone before trying the pooled chorus again
@@ -101,8 +101,10 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.search_stage = 0  # one kind short, searching: 0 own sector, 1 check at the assembler, 2 all
         self._chorus_use = False
         self.guide_steps = 0  # steps left leading a teammate's heart to the chest (`_guide`)
-        self.held: list[int] = []  # my resources at the last step
-        self.vibe: int = DEFAULT  # the vibe I showed at the last step (the env resets every vibe)
+        self.last_resources: list[int] = []  # my resources at the last step (`act`: did a heart take them?)
+        # `act` compares what the pooled chorus took while I showed heart_a, so `self.vibe` holds the last
+        # step's vibe until the new observation is read; every episode starts with `default`.
+        self.vibe: int = DEFAULT
 
     # -- the step ----------------------------------------------------------------------------------
     def act(self, observation: dict[str, Any]) -> int:
@@ -110,18 +112,19 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         succeeded = bool(me[SELF_INDEX["last_action_succeeded"]])
         self.nav.observe(observation["grid"], succeeded)
         items = me[: len(rules.ITEMS)]
-        held = [items[RESOURCE_SLOTS[r]] for r in rules.RESOURCES]
+        resources = [items[RESOURCE_SLOTS[r]] for r in rules.RESOURCES]
         if (
-            self.held
+            self.last_resources
             and self.vibe == HEART_A
-            and any(now < before for now, before in zip(held, self.held, strict=True))
+            and any(now < before for now, before in zip(resources, self.last_resources, strict=True))
             and not items[rules.HEART]
             and self.nav.memory.known("chest")
         ):
-            # The pooled chorus took my resources and I hold no heart: a teammate carries it, and may
+            # The pooled chorus took my resources (nothing else takes them while I show heart_a: a decoder
+            # needs `gear`, a chest deposit `<r>_b`) and I hold no heart: a teammate carries it, and may
             # not know the chest I know.
             self.guide_steps = GUIDE_STEPS
-        self.held = held
+        self.last_resources = resources
         self.items = items
         self.energy = me[SELF_INDEX["energy"]]
         self.vibe = me[SELF_INDEX["vibe"]]
@@ -163,9 +166,11 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
                 return action
         if self.items[rules.HEART]:
             return self._deliver()
-        if self.guide_steps > 0:
-            self.guide_steps -= 1
-            return self._guide()
+        if self.guide_steps > 0 or self.vibe == HEART_B:  # guiding, or just done: back to default
+            self.guide_steps = max(self.guide_steps - 1, 0)
+            action = self._guide()
+            if action is not None:
+                return action
         if not missing:
             spare = self._unclip_spare()
             if spare is not None:
@@ -269,11 +274,13 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.seeds = dict.fromkeys(rules.RESOURCES, 0)  # the guess of `_pool_covers` was wrong
 
     def _pool_covers(self, resource: str) -> bool:
-        """The chorus's pooled inventory holds enough `resource` if every teammate still holds what I began
-        with: a team's seeds are one table for all its agents (unclip_craft at 4 agents: oxygen, germanium
-        and silicon one each, so only carbon is anyone's to fetch). What I hold counts as it is now (a
-        decoder I craft eats my seeds). A wrong guess costs a failed chorus, after which every agent gathers
-        a whole recipe (`_pool_was_short`)."""
+        """The chorus's pooled inventory holds enough `resource`, on the guess that every teammate began
+        with what I began with and holds it still (every multi-agent diagnostic seeds its agents alike but
+        `chorus_pair` and `chorus_quad`, where each agent holds its own role and the guess drops nothing;
+        unclip_craft at 4 agents: oxygen, germanium and silicon one each, so only carbon is anyone's to
+        fetch). What I hold counts as it is now (a decoder I craft eats my seeds). A wrong guess costs a
+        failed chorus, after which the guess is dropped and every agent gathers a whole recipe
+        (`_pool_was_short`)."""
         mates = self.num_agents - 1 if TEAM_SEEDS else 0
         held = mates * self.seeds[resource] + self.items[RESOURCE_SLOTS[resource]]
         return held >= HEART_RECIPE[resource]
@@ -363,18 +370,16 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             if resource in self.claimed or not agents:
                 continue
             if self.agent_id in agents:
-                if (
-                    len(self.claimed) < quota
-                    and self.items[RESOURCE_SLOTS[resource]] < HEART_RECIPE[resource]
-                ):
+                if len(self.claimed) < quota and not self._pool_covers(resource):
                     self.claimed.append(resource)
             elif not (self.mates_hold_shares and self.seeded_short):
                 # One kind short, an owner that holds its share searches nothing any more: it is mine.
                 # (Every agent that gathers its share, as in radial, fetched its claims before it did.)
                 theirs.add(resource)
         duty = list(self.claimed)
-        # A role resource I hold already takes no slot: it is fetched, whatever I claim.
-        held = [r for r in self.role if self.items[RESOURCE_SLOTS[r]] >= HEART_RECIPE[r] and r not in duty]
+        # A role resource I hold already, or the team's seeds cover (`_pool_covers`), takes no slot: it is
+        # fetched, whatever I claim.
+        held = [r for r in self.role if self._pool_covers(r) and r not in duty]
         for resource in sorted(self.role, key=self._kept_first):
             if len(duty) < quota and resource not in duty and resource not in theirs and resource not in held:
                 duty.append(resource)
@@ -560,55 +565,49 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         someone's chorus by accident: go back to default first."""
         if self.vibe == DEFAULT or (self.vibe == HEART_A and self.skills.chorus):
             return action
-        pos = self.nav.pos
-        for assembler in self.nav.memory.known("assembler"):
-            if max(abs(assembler[0] - pos[0]), abs(assembler[1] - pos[1])) == 1:
-                return vibe_action(DEFAULT)
-        return action
+        return vibe_action(DEFAULT) if self._beside_assembler() else action
 
     # -- heart and chorus ----------------------------------------------------------------------------
-    def _guide(self) -> int:
+    def _guide(self) -> int | None:
         """A teammate carries the heart our chorus made and may not know the chest, which I know: walk
-        there showing `heart_b` (away from the assembler, where it could spoil a chorus), keeping the
-        carrier in view (it follows a `heart_b`, see `_deliver`), and wait by the chest."""
+        there showing `heart_b` (once off the assembler's ring, where it could spoil a chorus), wait while
+        no teammate is in view (the carrier follows a `heart_b`, see `_deliver`), and stop `GUIDE_NEAR`
+        cells short of the chest: the carrier behind me
+        sees it from there, and a guide standing by it would only take one of its sides. None: guiding is
+        over (chest reached, forgotten or out of reach), go on as before."""
         nav, memory = self.nav, self.nav.memory
-        chest = min(memory.known("chest"), key=nav.distance)
-        left = self._leave_assembler_vibe(None)
-        if left is not None:
-            return left
-        if self.vibe != HEART_B and nav.distance(chest) > 1:
-            near_assembler = any(
-                max(abs(a[0] - nav.pos[0]), abs(a[1] - nav.pos[1])) <= 1 for a in memory.known("assembler")
-            )
-            if not near_assembler:
-                return vibe_action(HEART_B)
-        if nav.distance(chest) <= GUIDE_NEAR:
-            # The carrier following me sees the chest from here; standing by it would only block a side.
+        chests = memory.known("chest")
+        goals = [c for c in self._approach_cells(min(chests, key=nav.distance))] if chests else []
+        goals = [c for c in goals if c not in memory.agents]
+        if not goals or min(nav.distance(c) for c in goals) < GUIDE_NEAR:
             self.guide_steps = 0
-            return rules.NOOP
+        elif self._needs_charge(goals, 0):
+            return self._recharge()
+        if self.guide_steps == 0:
+            return vibe_action(DEFAULT) if self.vibe == HEART_B else None
+        beside = self._beside_assembler()
+        if self.vibe != HEART_B and not beside:
+            return vibe_action(HEART_B)
+        if beside and self.vibe not in (DEFAULT, HEART_A):
+            return vibe_action(DEFAULT)
         if not memory.agents:
-            return rules.NOOP  # the carrier fell out of view: let it catch up
-        goals = [c for c in self._approach_cells(chest) if c not in memory.agents]
-        action = nav.go_to(goals, ("guide", chest)) if goals else None
-        return rules.NOOP if action is None else action
+            # Nobody in view: the carrier may have fallen behind; let it catch up. (Any teammate counts: at
+            # 4 agents the guides see each other and walk on. Waiting for one not showing heart_b, the
+            # carrier, lost 2 tuning episodes of 420 at 4 agents and won none.)
+            return rules.NOOP
+        action = nav.go_to(goals, ("guide", goals[0]))
+        if action is None:
+            self.guide_steps = 0
+            return vibe_action(DEFAULT) if self.vibe == HEART_B else None
+        return action
 
     def _deliver(self) -> int:
         if self.vibe not in DEPOSIT_VIBES:  # at once: it also tells the chorus we are leaving
             return vibe_action(DEFAULT)
         chests = self.nav.memory.known("chest")
         if not chests:
-            guides = [c for c, v in self.nav.memory.agents.items() if v == HEART_B]
-            if guides:  # a teammate leads the way to the chest (`_guide`)
-                guide = min(guides, key=self.nav.distance)
-                goals = [
-                    c
-                    for c in ((guide[0] + dr, guide[1] + dc) for dr, dc in ORTHOGONAL)
-                    if self.nav.memory.is_free(c) and c not in self.nav.memory.agents
-                ]
-                action = self.nav.go_to(goals, ("guide", guide)) if goals else None
-                if action is not None:
-                    return action
-            return self._explore_or_wander()
+            action = self._towards_teammate_showing(HEART_B)  # it leads the way to the chest (`_guide`)
+            return self._explore_or_wander() if action is None else action
         chest = min(chests, key=self.nav.distance)
         vibe = None if self.vibe in DEPOSIT_VIBES else DEFAULT
         return self._use(chest, ("deposit", chest), vibe)
