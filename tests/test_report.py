@@ -160,6 +160,31 @@ def test_bad_parameter_fails_with_one_line(tmp_path):
     assert [e["traceback"] for e in errors] == [["ParameterError: seeds: must be >= 0, got -2"]]
 
 
+@pytest.mark.parametrize(
+    ("failures", "error", "calls", "status"),
+    [
+        (1, "Kernel died before replying to kernel_info", 2, "ok"),  # a port taken at start: started again
+        (5, "Kernel died before replying to kernel_info", 3, "failed"),  # not forever
+        (1, "something else", 1, "failed"),  # a kernel that ran cells is never started again
+    ],
+)
+def test_a_kernel_that_never_started_is_started_again(tmp_path, monkeypatch, failures, error, calls, status):
+    import papermill
+
+    seen = []
+
+    def execute(input_path, output_path, **_):
+        seen.append(output_path)
+        if len(seen) <= failures:
+            raise RuntimeError(error)
+        Path(output_path).write_bytes(Path(input_path).read_bytes())
+
+    monkeypatch.setattr(papermill, "execute_notebook", execute)
+    result = execute_notebook(FIXTURES / "bad_param.ipynb", tmp_path / "nb.ipynb", {}, cwd=FIXTURES)
+    assert (len(seen), result.status) == (calls, status)
+    assert result.status == "ok" or result.message == f"RuntimeError: {error}"
+
+
 def test_export_keeps_only_the_final_state_of_progress_bars(tmp_path):
     notebook = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("run()")

@@ -23,6 +23,11 @@ from cogames_lib.report.status import NotebookStatus
 OK, FAILED, TIMED_OUT = NotebookStatus.OK, NotebookStatus.FAILED, NotebookStatus.TIMED_OUT
 KERNEL_NAME = "python3"
 KERNEL_START_TIMEOUT_S = 300
+# A kernel that dies before it answers `kernel_info` ran no cell, so starting it again is safe. It happens
+# when another process takes one of its ports between jupyter_client choosing them and the kernel binding
+# them (zmq "Address already in use": seen once in CI, two notebooks and a Dask cluster starting at once).
+KERNEL_START_TRIES = 3
+KERNEL_NEVER_STARTED = "before replying to kernel_info"
 
 
 @dataclass(frozen=True)
@@ -89,22 +94,33 @@ def execute_notebook(
     try:
         with atomic_path(output, suffix=".running.ipynb") as running:
             try:
-                papermill.execute_notebook(
-                    str(input_path),
-                    str(running),
-                    parameters=parameters,
-                    kernel_name=kernel_name,
-                    progress_bar=progress,
-                    execution_timeout=cell_timeout_s,
-                    # papermill gives a kernel 60 s to start; on a loaded machine (load 18 on 2 cores) a
-                    # healthy kernel took longer and the part failed with "Kernel didn't respond"
-                    start_timeout=KERNEL_START_TIMEOUT_S,
-                    cwd=str(cwd) if cwd is not None else None,
-                    # the kernel's own log (start-up warnings such as "running over TCP without encryption",
-                    # a zmq traceback while it is shut down after Ctrl-C) would otherwise reach the command's
-                    # output; what a cell raises is in the notebook, and a dead kernel is DeadKernelError
-                    extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
-                )
+                for attempt in range(KERNEL_START_TRIES):
+                    try:
+                        papermill.execute_notebook(
+                            str(input_path),
+                            str(running),
+                            parameters=parameters,
+                            kernel_name=kernel_name,
+                            progress_bar=progress,
+                            execution_timeout=cell_timeout_s,
+                            # papermill gives a kernel 60 s to start; on a loaded machine (load 18 on 2
+                            # cores) a healthy kernel took longer and the part failed with "Kernel didn't
+                            # respond"
+                            start_timeout=KERNEL_START_TIMEOUT_S,
+                            cwd=str(cwd) if cwd is not None else None,
+                            # the kernel's own log (start-up warnings such as "running over TCP without
+                            # encryption", a zmq traceback while it is shut down after Ctrl-C) would
+                            # otherwise reach the command's output; what a cell raises is in the notebook,
+                            # and a dead kernel is DeadKernelError
+                            extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
+                        )
+                        break
+                    except RuntimeError as error:
+                        started_once = isinstance(error, DeadKernelError) or KERNEL_NEVER_STARTED not in str(
+                            error
+                        )
+                        if started_once or attempt + 1 == KERNEL_START_TRIES:
+                            raise
             except PapermillExecutionError as error:
                 status, message = FAILED, _one_line(f"cell {error.exec_count}: {error.ename}: {error.evalue}")
             except CellTimeoutError as error:
