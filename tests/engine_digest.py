@@ -34,9 +34,9 @@ from cogames_lib.sweep.seeds import agent_seed
 FIXTURE = Path(__file__).parent / "fixtures" / "cvc_engine_trajectories.json"
 # Scripted-policy constants as they were when the digests were recorded (module, name, value): the scripted
 # policy charges to 249 since 27 Nov (docs/cvc_scripted.md, "Energy"); it charged to 205 or more before.
-# Since 29 Nov it prefers a way over known cells (navigation.KNOWN_WAY_RATIO; 0 never prefers one); since
-# 29 Nov (later) it counts on its teammates' seeds (behaviour.TEAM_SEEDS) and leads a heart's carrier to the chest
-# (behaviour.GUIDE_STEPS; 0 never leads).
+# Since 29 Nov it prefers a way over known cells (navigation.KNOWN_WAY_RATIO; 0 never prefers one), counts
+# on its teammates' seeds (behaviour.TEAM_SEEDS) and leads a heart's carrier to the chest (behaviour.GUIDE_STEPS;
+# 0 never leads).
 RECORDED_POLICY = (
     ("cogames_lib.policies.scripted.energy", "CHARGE_TARGET", 205),
     ("cogames_lib.policies.scripted.navigation", "KNOWN_WAY_RATIO", 0),

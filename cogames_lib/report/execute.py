@@ -115,11 +115,11 @@ def execute_notebook(
                             extra_arguments=["--IPKernelApp.log_level=CRITICAL"],
                         )
                         break
-                    except RuntimeError as error:
-                        started_once = isinstance(error, DeadKernelError) or KERNEL_NEVER_STARTED not in str(
-                            error
+                    except RuntimeError as error:  # DeadKernelError is one too: that kernel ran cells
+                        never_started = KERNEL_NEVER_STARTED in str(error) and not isinstance(
+                            error, DeadKernelError
                         )
-                        if started_once or attempt + 1 == KERNEL_START_TRIES:
+                        if not never_started or attempt + 1 == KERNEL_START_TRIES:
                             raise
             except PapermillExecutionError as error:
                 status, message = FAILED, _one_line(f"cell {error.exec_count}: {error.ename}: {error.evalue}")

@@ -265,9 +265,9 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
 
     # -- needs and sources -------------------------------------------------------------------------
     def _missing(self) -> list[str]:
-        whole = self.self_sufficient or self.help_state == OUT
-        wanted = rules.RESOURCES if whole else [r for r in self._duty() if not self._pool_covers(r)]
-        return [r for r in wanted if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]]
+        if self.self_sufficient or self.help_state == OUT:
+            return [r for r in rules.RESOURCES if self.items[RESOURCE_SLOTS[r]] < HEART_RECIPE[r]]
+        return [r for r in self._duty() if not self._pool_covers(r)]  # a kind I hold is covered too
 
     def _pool_was_short(self) -> None:
         super()._pool_was_short()
@@ -572,19 +572,19 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         """A teammate carries the heart our chorus made and may not know the chest, which I know: walk
         there showing `heart_b` (once off the assembler's ring, where it could spoil a chorus), wait while
         no teammate is in view (the carrier follows a `heart_b`, see `_deliver`), and stop `GUIDE_NEAR`
-        cells short of the chest: the carrier behind me
-        sees it from there, and a guide standing by it would only take one of its sides. None: guiding is
-        over (chest reached, forgotten or out of reach), go on as before."""
+        cells short of the chest: the carrier behind me sees it from there, and a guide standing by it
+        would only take one of its sides. None: guiding is over (chest reached, forgotten or out of
+        reach), go on as before."""
         nav, memory = self.nav, self.nav.memory
         chests = memory.known("chest")
-        goals = [c for c in self._approach_cells(min(chests, key=nav.distance))] if chests else []
-        goals = [c for c in goals if c not in memory.agents]
+        sides = self._approach_cells(min(chests, key=nav.distance)) if chests else []
+        goals = [c for c in sides if c not in memory.agents]
         if not goals or min(nav.distance(c) for c in goals) < GUIDE_NEAR:
-            self.guide_steps = 0
-        elif self._needs_charge(goals, 0):
+            return self._stop_guiding()
+        if self._needs_charge(goals, 0):
             return self._recharge()
         if self.guide_steps == 0:
-            return vibe_action(DEFAULT) if self.vibe == HEART_B else None
+            return self._stop_guiding()
         beside = self._beside_assembler()
         if self.vibe != HEART_B and not beside:
             return vibe_action(HEART_B)
@@ -596,10 +596,12 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             # carrier, lost 2 tuning episodes of 420 at 4 agents and won none.)
             return rules.NOOP
         action = nav.go_to(goals, ("guide", goals[0]))
-        if action is None:
-            self.guide_steps = 0
-            return vibe_action(DEFAULT) if self.vibe == HEART_B else None
-        return action
+        return self._stop_guiding() if action is None else action
+
+    def _stop_guiding(self) -> int | None:
+        """Guiding is over: back to `default` if I still show `heart_b` (None: nothing to undo)."""
+        self.guide_steps = 0
+        return vibe_action(DEFAULT) if self.vibe == HEART_B else None
 
     def _deliver(self) -> int:
         if self.vibe not in DEPOSIT_VIBES:  # at once: it also tells the chorus we are leaving
