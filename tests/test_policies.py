@@ -441,7 +441,7 @@ def test_with_every_teammate_holding_its_share_nothing_is_left_to_them() -> None
 
     for seeded, duty_then in ((("oxygen", "germanium", "silicon"), ("carbon", "oxygen")), ((), ("oxygen",))):
         policy = ScriptedPolicy()
-        policy.reset(0, 2, 0)  # agent 0 of 2: carbon and oxygen, sector north and south
+        _in_team(policy, 0, 2)  # agent 0 of 2: carbon and oxygen, sector north and south
         policy.items = [0] * len(rules.ITEMS)
         memory = policy.nav.memory
         far_east = (ORIGIN, ORIGIN + 35)  # beyond FAR_SOURCE, in agent 1's sector
@@ -521,6 +521,13 @@ def test_corridor_give_way_lets_exactly_one_agent_back_off() -> None:
     assert moves == ["move_west", "noop"]  # the one with its blocker east backs off; the other holds
 
 
+def _in_team(policy: ScriptedPolicy, agent_id: int, num_agents: int) -> None:
+    """Agent `agent_id` of a team whose spawns were all in view at the first step: every teammate counts
+    sectors from the same centre (`Navigator.centre_shared`), so far sources are traded."""
+    policy.reset(agent_id, num_agents, 0)
+    policy.nav.centre_shared = True
+
+
 def _known_extractor(policy: ScriptedPolicy, resource: str, cell: tuple[int, int]) -> None:
     from cogames_lib.policies.scripted.memory import STATION_CODE
 
@@ -561,8 +568,8 @@ def test_a_far_source_off_the_axes_stays_with_the_roles() -> None:
     on_axis = (ORIGIN + 3, ORIGIN + 35)
     for cell, owner_takes in ((corner, False), (on_axis, True)):
         carbon_role, east_owner = ScriptedPolicy(), ScriptedPolicy()
-        carbon_role.reset(0, 2, 0)  # carbon and oxygen; sector north and south
-        east_owner.reset(1, 2, 0)  # germanium and silicon; sector east and west
+        _in_team(carbon_role, 0, 2)  # carbon and oxygen; sector north and south
+        _in_team(east_owner, 1, 2)  # germanium and silicon; sector east and west
         for policy in (carbon_role, east_owner):
             policy.items = [0] * len(rules.ITEMS)
             _known_extractor(policy, "carbon", cell)
@@ -581,7 +588,7 @@ def test_a_sector_with_more_far_sources_than_its_owner_fetches_trades_none() -> 
     policies = []
     for index in range(4):
         policy = ScriptedPolicy()
-        policy.reset(index, 4, 0)
+        _in_team(policy, index, 4)
         policy.items = [0] * len(rules.ITEMS)
         _known_extractor(policy, "carbon", (ORIGIN - 2, ORIGIN + 40))
         _known_extractor(policy, "germanium", (ORIGIN + 2, ORIGIN + 45))
@@ -612,7 +619,7 @@ def test_a_source_at_the_end_of_a_straight_arm_is_far_one_behind_a_wall_is_not()
     answers = []
     for layout in (rows, walled):
         policy = ScriptedPolicy()
-        policy.reset(0, 2, 0)
+        _in_team(policy, 0, 2)
         policy.nav.memory = _memory_from_rows(layout)
         policy.nav.centre = centre
         _known_extractor(policy, "carbon", extractor)
@@ -634,7 +641,7 @@ def test_a_far_source_of_a_resource_held_already_is_not_claimed() -> None:
     # distractor germanium extractor far west and claimed it; holding its seeded germanium, it counted the
     # claim as fetched, dropped silicon from its duty and waited at the assembler with none.
     policy = ScriptedPolicy()
-    policy.reset(3, 4, 0)
+    _in_team(policy, 3, 4)
     policy.items = [0] * len(rules.ITEMS)
     for resource in ("carbon", "oxygen", "germanium"):
         policy.items[rules.ITEM_INDEX[resource]] = HEART_RECIPE[resource]
@@ -790,12 +797,12 @@ def test_a_wide_room_corner_is_not_traded() -> None:
     # wide room, 10 rows and 22 columns from the centre, read as "west" at an axis ratio of 2: agent 3
     # claimed it and dropped its silicon, which lay in another corner and which nobody fetched.
     policy = ScriptedPolicy()
-    policy.reset(3, 4, 0)  # silicon, sector west
+    _in_team(policy, 3, 4)  # silicon, sector west
     policy.items = [0] * len(rules.ITEMS)
     _known_extractor(policy, "carbon", (ORIGIN - 10, ORIGIN - 22))
     assert policy._duty() == ("silicon",)
     arm = ScriptedPolicy()
-    arm.reset(3, 4, 0)
+    _in_team(arm, 3, 4)
     arm.items = [0] * len(rules.ITEMS)
     _known_extractor(arm, "carbon", (ORIGIN - 3, ORIGIN - 35))  # a radial arm's end: clearly west
     assert arm._duty() == ("carbon",)
@@ -956,3 +963,81 @@ def test_the_teams_seeds_and_the_guide_on_traced_tuning_seeds(diagnostic: str, s
     # the seeds the chorus needed); 103 made the heart at step 62 and its carrier never found the chest the
     # three others knew.
     assert run_episode("scripted", diagnostic, 4, seed)["success"]
+
+
+# -- the roles split what the seeds leave; a centre every teammate agrees on ---------------------------------
+PRESEED_TWO = {"germanium": 2, "silicon": 2, "decoder": 1}  # unclip_preseed at 2 agents: C, O clipped
+
+
+@pytest.mark.parametrize(
+    ("seeds", "num_agents", "roles"),
+    [
+        # Both hold germanium and silicon: only carbon and oxygen are left, one each (the fixed split gave
+        # agent 0 both clipped kinds and agent 1 nothing).
+        (PRESEED_TWO, 2, [("carbon",), ("oxygen",)]),
+        ({"silicon": 2, "decoder": 1}, 3, [("carbon",), ("oxygen",), ("germanium",)]),
+        (UNCLIP_CRAFT_SEEDS, 4, [("carbon",), (), (), ()]),
+        ({"decoder": 1}, 2, [("carbon", "oxygen"), ("germanium", "silicon")]),  # nothing covered
+        # One kind short (extract-missing): the helpers' search owns that case, the roles stay.
+        ({"carbon": 2, "oxygen": 2, "germanium": 1}, 2, [("carbon", "oxygen"), ("germanium", "silicon")]),
+    ],
+)
+def test_the_roles_split_only_the_kinds_the_teams_seeds_leave(
+    seeds: dict[str, int], num_agents: int, roles: list[tuple[str, ...]]
+) -> None:
+    team = [ScriptedPolicy() for _ in range(num_agents)]
+    for index, policy in enumerate(team):
+        policy.reset(index, num_agents, 0)
+        policy.act(_observation(seeds))
+    assert [policy.role for policy in team] == roles
+    assert [policy._role_of(agent) for agent in range(num_agents)] == roles  # the table every one derives
+    team[0]._pool_was_short()  # a short chorus: the guess was wrong, the fixed split comes back
+    assert team[0].role == role_resources(0, num_agents)
+
+
+def test_seeds_dealt_by_role_keep_the_fixed_split() -> None:
+    # chorus_pair: agent 0 holds carbon and oxygen, agent 1 germanium and silicon. Agent 0, guessing its
+    # teammate holds what it holds, would see germanium and silicon left and go for germanium; a role its
+    # own seeds cover says the seeds were dealt by role.
+    for index, seeds in enumerate(({"carbon": 2, "oxygen": 2}, {"germanium": 1, "silicon": 3})):
+        policy = ScriptedPolicy()
+        policy.reset(index, 2, 0)
+        policy.act(_observation(seeds))
+        assert policy.role == role_resources(index, 2)
+        assert policy._missing() == []
+
+
+def test_role_resources_split_any_list_of_kinds() -> None:
+    kinds = ("carbon", "oxygen", "silicon")
+    assert [role_resources(a, 2, kinds) for a in range(2)] == [("carbon", "oxygen"), ("silicon",)]
+    assert [role_resources(a, 4, kinds) for a in range(4)] == [("carbon",), ("oxygen",), ("silicon",), ()]
+
+
+def test_spawns_out_of_each_others_view_count_sectors_from_the_assembler() -> None:
+    # unclip_preseed_hard at 4 agents, tuning seed 101: spawns 36 cells apart, none sees all the others.
+    # Counted from each one's own spawn, one agent judged the oxygen extractor far in agent 3's sector and
+    # left it, while agent 3 judged it near: two agents fetched silicon, nobody oxygen. No source is traded
+    # until the team agrees on a centre; the assembler, once seen, is that centre.
+    env = make_env("unclip_preseed_hard", 4, seed=101)
+    observations, _ = env.reset(seed=101)
+    world = env.unwrapped.world
+    spawns = [(agent.row, agent.col) for agent in world.agents]
+    (assembler,) = world.grid_map.positions_of("assembler")
+    team = [ScriptedPolicy() for _ in range(4)]
+    for index, policy in enumerate(team):
+        policy.reset(index, 4, 0)
+    names = list(env.possible_agents)
+    actions = {name: policy.act(observations[name]) for name, policy in zip(names, team, strict=True)}
+    assert not all(policy.nav.centre_shared for policy in team)
+    unshared = next(policy for policy in team if not policy.nav.centre_shared)
+    far_cell = (ORIGIN + 2, ORIGIN + 60)  # far by any measure, had the team a common centre
+    assert not unshared._far(far_cell, unshared.nav.centre)
+    for _ in range(60):
+        observations, *_ = env.step(actions)
+        actions = {name: policy.act(observations[name]) for name, policy in zip(names, team, strict=True)}
+    for index, policy in enumerate(team):
+        if policy.nav.memory.known("assembler"):
+            assert policy.nav.centre_shared
+            row, col = policy.nav.centre  # back to map coordinates: memory counts from the own spawn
+            assert (row - ORIGIN + spawns[index][0], col - ORIGIN + spawns[index][1]) == assembler
+    assert sum(policy.nav.centre_shared for policy in team) >= 2

@@ -13,8 +13,9 @@ Priorities, top first:
 5. a missing resource was never seen: explore; nothing left to explore: chorus with what I hold.
 In a team whose agents began one kind short (extract-missing), an agent holding its share that waited in
 an incomplete chorus helps search for that kind in its own sector (`_one_short`).
-"My share" is my role's resources (`role_resources`), less the kinds the team's seeds cover if every teammate
-began as I did (`_pool_covers`), until a full chorus fails to assemble (the
+"My share" is my role's resources (`role_resources` over the kinds the team's seeds leave,
+`_split_what_seeds_leave`), less the kinds the team's seeds cover if every teammate began as I did
+(`_pool_covers`), until a full chorus fails to assemble (the
 pooled inputs were short); from then on the agent gathers a whole recipe alone, and after
 `SEARCH_PATIENCE` steps of fruitless searching it tries the pooled chorus again. The assembler half
 (chorus, crafting, making way) lives in `assembler.py`.
@@ -58,6 +59,8 @@ FINDER_AFTER = 20  # steps (after HELP_AFTER) before a heart_a at the assembler 
 TEAM_SEEDS = True  # count on teammates holding the seeds I began with (`_pool_covers`); False: never
 GUIDE_STEPS = 120  # steps at most leading a heart's carrier to the chest (`_guide`)
 GUIDE_NEAR = 3  # a guide this near the chest stops: the carrier behind it sees the chest
+SHARED_CENTRE = True  # trade far sources only when every teammate counts sectors from one centre
+SPLIT_LEFT = True  # the roles split only what the team's seeds leave (`_split_what_seeds_leave`)
 TRADE_STEPS = 60  # steps at most searching my sector for a claim in place of what I left (`_trade_search`)
 IDLE, OUT, DONE = 0, 1, 2  # a helper's state: waiting, searching its sector, back for good
 
@@ -79,6 +82,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         # Which teammate owns each sector direction (`own_sector`): every agent derives the same table.
         self.owner_of = {d: a for a in range(num_agents) for d in own_sector(a, num_agents)}
         self.role = role_resources(agent_id, num_agents)
+        self.team_kinds = rules.RESOURCES  # the kinds the roles split (`_split_what_seeds_leave`)
         self.claimed: list[str] = []  # far resources found in my sector that I fetch (`_duty`)
         self.free_slots = 0  # my role's resources left to teammates' sectors, not yet traded for (`_duty`)
         self.sector_searched = False  # my own sector holds no reachable frontier cell (`_trade_search`)
@@ -131,6 +135,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         if self.seeded_short is None:
             self.seeded_short = self._short_kinds() == 1
             self.seeds = {r: self.items[RESOURCE_SLOTS[r]] for r in rules.RESOURCES}
+            self._split_what_seeds_leave()
         # Refill puts energy back to capacity after every step; anything lower means energy is finite.
         self.energy_limited = self.energy_limited or self.energy < rules.ENERGY_CAPACITY
         self.nav.thrifty = self.energy_limited and self.energy < THRIFTY_BELOW
@@ -272,6 +277,32 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
     def _pool_was_short(self) -> None:
         super()._pool_was_short()
         self.seeds = dict.fromkeys(rules.RESOURCES, 0)  # the guess of `_pool_covers` was wrong
+        self.team_kinds = rules.RESOURCES
+        self.role = role_resources(self.agent_id, self.num_agents)
+
+    def _split_what_seeds_leave(self) -> None:
+        """Split among the roles only the kinds the team's seeds leave to fetch, on the guess of
+        `_pool_covers` (every teammate began as I did). unclip_preseed at 2 agents: both hold germanium
+        and silicon, carbon and oxygen start clipped; the fixed split gave agent 0 both clipped kinds
+        and agent 1 nothing to do, so one agent walked to both extractors and crafted a second decoder
+        while the other waited with a decoder in hand. Seeds that cover my role and hold nothing else
+        (`chorus_pair`, `chorus_quad`: each agent is handed its role) say the seeds were dealt by role,
+        not alike: then the fixed split stays. One kind short (extract-missing), the helpers' search
+        (`_one_short`) divides the work."""
+        if not SPLIT_LEFT or self.num_agents <= 1 or not TEAM_SEEDS or self.seeded_short:
+            return
+        if all(self.seeds[r] >= HEART_RECIPE[r] for r in self.role) and not any(
+            self.seeds[r] for r in rules.RESOURCES if r not in self.role
+        ):
+            return
+        left = tuple(r for r in rules.RESOURCES if self.num_agents * self.seeds[r] < HEART_RECIPE[r])
+        if left:
+            self.team_kinds = left
+            self.role = role_resources(self.agent_id, self.num_agents, left)
+
+    def _role_of(self, agent: int) -> tuple[str, ...]:
+        """A teammate's role, split as mine is (`_split_what_seeds_leave`)."""
+        return role_resources(agent, self.num_agents, self.team_kinds)
 
     def _pool_covers(self, resource: str) -> bool:
         """The chorus's pooled inventory holds enough `resource`, on the guess that every teammate began
@@ -361,7 +392,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             agent: sum(1 for held in owners.values() if agent in held) for agent in range(self.num_agents)
         }
         fits = {
-            resource: {a for a in agents if load[a] <= len(role_resources(a, self.num_agents))}
+            resource: {a for a in agents if load[a] <= len(self._role_of(a))}
             for resource, agents in owners.items()
         }
         self.claimed = [r for r in self.claimed if self.items[RESOURCE_SLOTS[r]] >= HEART_RECIPE[r]]
@@ -402,7 +433,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         for owner in range(self.num_agents):
             if owner == self.agent_id or not any(owner in fits[r] for r in mine):
                 continue
-            owner_role = role_resources(owner, self.num_agents)
+            owner_role = self._role_of(owner)
             claims = [r for r, agents in fits.items() if owner in agents]
             if len(claims) < len(owner_role):
                 continue  # it keeps some of its role: which ones depends on what it knows
@@ -410,8 +441,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             givers = [
                 agent
                 for agent in range(self.num_agents)
-                if agent != owner
-                and any(owner in fits[r] for r in role_resources(agent, self.num_agents) if r in fits)
+                if agent != owner and any(owner in fits[r] for r in self._role_of(agent) if r in fits)
             ]
             turn = givers.index(self.agent_id)
             taken.extend(dropped[turn :: len(givers)])
@@ -422,6 +452,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         at the end of a straight way from the centre (a radial arm: the way there is no longer than the
         offset, give or take `ARM_SLACK`). A source seen over a wall, reached by a long way round (agile's
         lanes), stays with the roles below `FAR_SOURCE`."""
+        if SHARED_CENTRE and not self.nav.centre_shared:
+            return False  # teammates would count its sector from other points (`Navigator.centre_shared`)
         away = abs(cell[0] - centre[0]) + abs(cell[1] - centre[1])
         if away > FAR_SOURCE:
             return True

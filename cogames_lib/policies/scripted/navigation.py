@@ -34,6 +34,9 @@ GIVE_WAY_LIMIT = 60  # steps of backing off at most (a teammate that does not fo
 WAIT_BEFORE_SIDESTEP = 2  # steps blocked by a teammate before stepping aside (breaks corridor jams)
 
 
+ASSEMBLER_CENTRE = True
+
+
 class Navigator:
     def __init__(self, skills: Skills, rng: random.Random) -> None:
         self.skills = skills
@@ -56,6 +59,7 @@ class Navigator:
         # The point sectors and far sources are counted from: the centre of the team's spawns when every
         # teammate is in view at the first step, else my own spawn (see `_see_team`).
         self.centre: tuple[float, float] = (float(ORIGIN), float(ORIGIN))
+        self.centre_shared = False  # every teammate was in view at the first step: all agree on `centre`
         self._first_view = True
         self._fields: dict[str, tuple[object, DistanceField]] = {}
 
@@ -78,6 +82,14 @@ class Navigator:
         if self._first_view:
             self._first_view = False
             self._see_team()
+        if ASSEMBLER_CENTRE and not self.centre_shared and self.num_agents > 1:
+            assemblers = self.memory.known("assembler")
+            if assemblers:
+                # Spawns too far apart to see each other: the assembler is the one point every teammate
+                # finds and all count sectors from it.
+                cell = min(assemblers)
+                self.centre = (float(cell[0]), float(cell[1]))
+                self.centre_shared = True
 
     def _see_team(self) -> None:
         """Teammates spawn close together, a few cells apart. Sectors counted from each one's own spawn
@@ -87,6 +99,7 @@ class Navigator:
         others = list(self.memory.agents)
         if self.num_agents > 1 and len(others) == self.num_agents - 1:
             cells = [self.pos, *others]
+            self.centre_shared = True
             self.centre = (
                 sum(c[0] for c in cells) / len(cells),
                 sum(c[1] for c in cells) / len(cells),
@@ -274,7 +287,7 @@ class Navigator:
             for c in range(int(col) - 2, int(col) + 3)
             if abs(r - row) + abs(c - col) <= 2 and self.memory.kind[r, c] == EMPTY
         ]
-        return self._field("centre", (self.memory.version, tuple(self.memory.bounds)), sources)
+        return self._field("centre", (self.centre, self.memory.version, tuple(self.memory.bounds)), sources)
 
     def charger_field(self) -> DistanceField | None:
         """Path lengths to the nearest known charger's side, from every cell (None: no charger known)."""

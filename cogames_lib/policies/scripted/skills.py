@@ -39,14 +39,16 @@ class Skills:
         return cls(**{name: name not in disabled for name in names})
 
 
-def role_resources(agent_id: int, num_agents: int) -> tuple[str, ...]:
-    """The resources this agent fetches first: the recipe's resources split into N contiguous groups.
+def role_resources(
+    agent_id: int, num_agents: int, resources: tuple[str, ...] = rules.RESOURCES
+) -> tuple[str, ...]:
+    """The resources this agent fetches first: `resources` (the recipe's) split into N contiguous groups.
 
     A convention every teammate derives from (agent_id, num_agents) alone, so a team splits the
     gathering without talking (N=2: carbon+oxygen / germanium+silicon). If the pooled inputs turn out
-    short at the assembler, the agent falls back to gathering a whole recipe on its own.
+    short at the assembler, the agent falls back to gathering a whole recipe on its own. A team whose
+    seeds cover some kinds splits only the others (`ScriptedPolicy._split_what_seeds_leave`).
     """
-    resources = rules.RESOURCES
     if num_agents <= 1:
         return resources
     groups = min(num_agents, len(resources))
