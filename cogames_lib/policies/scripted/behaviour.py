@@ -418,7 +418,10 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             if len(duty) < quota and resource not in duty and resource not in held:
                 duty.append(resource)
         self.free_slots = quota - len(duty) - len(held)
-        duty += held
+        # A kind the split left to nobody (the team's seeds cover it, `_split_what_seeds_leave`) that I
+        # have since spent (a decoder crafted from my seeds) is mine to fetch again: my teammates still
+        # count on my seeds (unclip_craft at 2 agents: the decoder for carbon eats an oxygen the chorus needs).
+        duty += held + [r for r in rules.RESOURCES if r not in self.team_kinds and not self._pool_covers(r)]
         return tuple(r for r in rules.RESOURCES if r in duty)
 
     def _taken_up(self, fits: dict[str, set[int]], theirs: set[str]) -> list[str]:
