@@ -1041,3 +1041,20 @@ def test_spawns_out_of_each_others_view_count_sectors_from_the_assembler() -> No
             row, col = policy.nav.centre  # back to map coordinates: memory counts from the own spawn
             assert (row - ORIGIN + spawns[index][0], col - ORIGIN + spawns[index][1]) == assembler
     assert sum(policy.nav.centre_shared for policy in team) >= 2
+
+
+def test_a_seed_kind_i_spent_is_mine_to_fetch_again() -> None:
+    # unclip_craft at 2 agents: the seeds' oxygen (1 each) covers the heart's 2, so the split leaves oxygen
+    # to nobody; agent 0's decoder for carbon eats its oxygen, and agent 1 still counts on it.
+    pair = ScriptedPolicy()
+    pair.reset(0, 2, 0)
+    pair.act(_observation(UNCLIP_CRAFT_SEEDS))
+    assert pair._missing() == ["carbon"]
+    pair.act(_observation({"decoder": 1}))  # crafted from oxygen, germanium and silicon
+    assert pair._missing() == ["carbon", "oxygen"]  # germanium: the teammate's 1 is enough
+    # At 4 agents the three teammates' oxygen still covers the heart: nothing more is mine.
+    quad = ScriptedPolicy()
+    quad.reset(0, 4, 0)
+    quad.act(_observation(UNCLIP_CRAFT_SEEDS))
+    quad.act(_observation({"decoder": 1}))
+    assert quad._missing() == ["carbon"]
