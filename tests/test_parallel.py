@@ -100,7 +100,12 @@ def test_a_crashed_task_is_one_task_error_with_its_input_and_the_remote_tracebac
 def test_a_worker_killed_by_a_signal_is_reported_with_its_task() -> None:
     with pytest.raises(TaskError) as caught:
         fan_out(_killed_on_five, TASKS, workers=2, backend="process", progress=False)
-    assert str(caught.value).startswith("task 5 failed: its worker process died (killed by signal SIGKILL")
+    # Under the forkserver start (any other thread alive in this process, e.g. beside a test worker's
+    # earlier Dask test), the exit status travels through the forkserver, which reports 255 when it cannot
+    # read it (multiprocessing.popen_forkserver); one full-suite run saw that. The task is named either way.
+    message = str(caught.value)
+    assert message.startswith("task 5 failed: its worker process died (")
+    assert "killed by signal SIGKILL" in message or "exit status 255" in message, message
     assert caught.value.task == 5
 
 
