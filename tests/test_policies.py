@@ -1051,10 +1051,15 @@ def test_a_seed_kind_i_spent_is_mine_to_fetch_again() -> None:
     pair.act(_observation(UNCLIP_CRAFT_SEEDS))
     assert pair._missing() == ["carbon"]
     pair.act(_observation({"decoder": 1}))  # crafted from oxygen, germanium and silicon
+    # Knowing no oxygen source, it leaves the shortfall to the chorus (a failed one sends every agent
+    # gathering whole recipes, and a teammate that knows a source fetches it).
+    assert pair._missing() == ["carbon"]
+    _known_extractor(pair, "oxygen", (ORIGIN + 4, ORIGIN + 4))
     assert pair._missing() == ["carbon", "oxygen"]  # germanium: the teammate's 1 is enough
     # At 4 agents the three teammates' oxygen still covers the heart: nothing more is mine.
     quad = ScriptedPolicy()
     quad.reset(0, 4, 0)
     quad.act(_observation(UNCLIP_CRAFT_SEEDS))
     quad.act(_observation({"decoder": 1}))
+    _known_extractor(quad, "oxygen", (ORIGIN + 4, ORIGIN + 4))
     assert quad._missing() == ["carbon"]

@@ -419,9 +419,17 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
                 duty.append(resource)
         self.free_slots = quota - len(duty) - len(held)
         # A kind the split left to nobody (the team's seeds cover it, `_split_what_seeds_leave`) that I
-        # have since spent (a decoder crafted from my seeds) is mine to fetch again: my teammates still
-        # count on my seeds (unclip_craft at 2 agents: the decoder for carbon eats an oxygen the chorus needs).
-        duty += held + [r for r in rules.RESOURCES if r not in self.team_kinds and not self._pool_covers(r)]
+        # have since spent (a decoder crafted from my seeds) is mine to fetch again where I know a source:
+        # my teammates still count on my seeds (unclip_craft at 2 agents: the decoder for carbon eats an
+        # oxygen the chorus needs). Knowing none, the chorus's failure sends the team gathering whole
+        # recipes, and a teammate that knows one fetches it (unclip_craft at 3 agents: a search of the
+        # whole map for silicon took the rest of the budget where the chorus failed at step 35).
+        spent = [
+            r
+            for r in rules.RESOURCES
+            if r not in self.team_kinds and not self._pool_covers(r) and self._sources_known(r)
+        ]
+        duty += held + spent
         return tuple(r for r in rules.RESOURCES if r in duty)
 
     def _taken_up(self, fits: dict[str, set[int]], theirs: set[str]) -> list[str]:
