@@ -48,6 +48,9 @@ def check_workers(workers: object) -> int:
     return workers
 
 
+FORKSERVER_LOST = 255  # the exit code popen_forkserver gives a child whose status it could not read
+
+
 def start_method() -> str:
     """ "fork" when this process runs no other Python thread (and the platform has fork), else "forkserver"."""
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
@@ -167,6 +170,7 @@ class FanOut:
         self._token = 1  # 0 marks a worker slot that has run nothing yet
         self._processes: dict[int, Any] = {}
         self._task_of_token: dict[int, Any] = {}
+        self._method = ""  # the start method of the local pool, once started
 
     def __enter__(self) -> FanOut:
         return self  # workers and Dask connections start on the first `map` that has work
@@ -232,6 +236,7 @@ class FanOut:
     def _local_pool(self) -> ProcessPoolExecutor:
         if self._pool is None:
             method = self.start or start_method()
+            self._method = method
             context = multiprocessing.get_context(method)
             if method == "forkserver" and self.preload:
                 context.set_forkserver_preload(self.preload)
@@ -344,9 +349,14 @@ class FanOut:
             code = process.exitcode if process is not None else None
             if token in self._task_of_token and code not in (0, None, -signal.SIGTERM):
                 task = self._task_of_token[token]
-                cause = (
-                    f"killed by signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
-                )
+                if code < 0:
+                    cause = f"killed by signal {signal.Signals(-code).name}"
+                elif code == FORKSERVER_LOST and self._method == "forkserver":
+                    # multiprocessing.popen_forkserver also reports 255 when it cannot read the status the
+                    # forkserver relays (a race with the pool's own join; a SIGKILLed worker was seen so).
+                    cause = "exit status 255, or a status the forkserver did not relay"
+                else:
+                    cause = f"exit status {code}"
                 return TaskError(
                     f"task {self.describe(task)} failed: its worker process died ({cause}; out of memory?)",
                     task=task,

@@ -36,7 +36,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "cvc_engine_trajectories.json"
 # policy charges to 249 since 27 Nov (docs/cvc_scripted.md, "Energy"); it charged to 205 or more before.
 # Since 29 Nov it prefers a way over known cells (navigation.KNOWN_WAY_RATIO; 0 never prefers one), counts
 # on its teammates' seeds (behaviour.TEAM_SEEDS) and leads a heart's carrier to the chest (behaviour.GUIDE_STEPS;
-# 0 never leads); since 29 Nov (later) spawns out of each other's view count sectors from the assembler
+# 0 never leads); since 29 Nov (third) spawns out of each other's view count sectors from the assembler
 # (navigation.ASSEMBLER_CENTRE) and trade no source before (behaviour.SHARED_CENTRE).
 RECORDED_POLICY = (
     ("cogames_lib.policies.scripted.energy", "CHARGE_TARGET", 205),

@@ -993,6 +993,23 @@ def test_the_roles_split_only_the_kinds_the_teams_seeds_leave(
     assert [policy._role_of(agent) for agent in range(num_agents)] == roles  # the table every one derives
     team[0]._pool_was_short()  # a short chorus: the guess was wrong, the fixed split comes back
     assert team[0].role == role_resources(0, num_agents)
+    assert team[0]._role_of(num_agents - 1) == role_resources(num_agents - 1, num_agents)
+
+
+@pytest.mark.parametrize(
+    ("seeds", "num_agents"),
+    [({"carbon": 2, "oxygen": 2}, 2), ({"germanium": 1}, 3), ({"silicon": 3}, 4)],
+)
+def test_alike_seeds_that_are_one_role_keep_the_fixed_split_for_every_agent(
+    seeds: dict[str, int], num_agents: int
+) -> None:
+    # Every agent holds exactly one agent's role: asked only of its own role, that agent kept the fixed
+    # split and the others split the rest, each believing a teammate fetched a kind nobody fetched.
+    team = [ScriptedPolicy() for _ in range(num_agents)]
+    for index, policy in enumerate(team):
+        policy.reset(index, num_agents, 0)
+        policy.act(_observation(seeds))
+    assert [policy.role for policy in team] == [role_resources(a, num_agents) for a in range(num_agents)]
 
 
 def test_seeds_dealt_by_role_keep_the_fixed_split() -> None:
@@ -1016,8 +1033,8 @@ def test_role_resources_split_any_list_of_kinds() -> None:
 def test_spawns_out_of_each_others_view_count_sectors_from_the_assembler() -> None:
     # unclip_preseed_hard at 4 agents, tuning seed 101: spawns 36 cells apart, none sees all the others.
     # Counted from each one's own spawn, one agent judged the oxygen extractor far in agent 3's sector and
-    # left it, while agent 3 judged it near: two agents fetched silicon, nobody oxygen. No source is traded
-    # until the team agrees on a centre; the assembler, once seen, is that centre.
+    # left it, while agent 3 judged it near: three agents fetched silicon, nobody oxygen or germanium. No
+    # source is traded until the team agrees on a centre; the assembler, once seen, is that centre.
     env = make_env("unclip_preseed_hard", 4, seed=101)
     observations, _ = env.reset(seed=101)
     world = env.unwrapped.world
@@ -1063,3 +1080,12 @@ def test_a_seed_kind_i_spent_is_mine_to_fetch_again() -> None:
     quad.act(_observation({"decoder": 1}))
     _known_extractor(quad, "oxygen", (ORIGIN + 4, ORIGIN + 4))
     assert quad._missing() == ["carbon"]
+    # At 3 agents the split leaves agents 1 and 2 no role; one that spends its seeds on a decoder leaves
+    # the team's silicon short (2 of 3) and fetches it where it knows a source.
+    roleless = ScriptedPolicy()
+    roleless.reset(1, 3, 0)
+    roleless.act(_observation(UNCLIP_CRAFT_SEEDS))
+    assert roleless.role == () and roleless._missing() == []
+    roleless.act(_observation({"decoder": 1}))
+    _known_extractor(roleless, "silicon", (ORIGIN + 4, ORIGIN + 4))
+    assert roleless._missing() == ["silicon"]

@@ -285,20 +285,25 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         `_pool_covers` (every teammate began as I did). unclip_preseed at 2 agents: both hold germanium
         and silicon, carbon and oxygen start clipped; the fixed split gave agent 0 both clipped kinds
         and agent 1 nothing to do, so one agent walked to both extractors and crafted a second decoder
-        while the other waited with a decoder in hand. Seeds that cover my role and hold nothing else
-        (`chorus_pair`, `chorus_quad`: each agent is handed its role) say the seeds were dealt by role,
-        not alike: then the fixed split stays. One kind short (extract-missing), the helpers' search
-        (`_one_short`) divides the work."""
+        while the other waited with a decoder in hand. Seeds that cover some agent's fixed role and hold
+        nothing else (`chorus_pair`, `chorus_quad`: each agent is handed its role) say the seeds were dealt
+        by role, not alike: then the fixed split stays. (Asked of any agent's role, not only mine, so that
+        teammates with the same seeds give the same answer.) One kind short (extract-missing), the
+        helpers' search (`_one_short`) divides the work."""
         if not SPLIT_LEFT or self.num_agents <= 1 or not TEAM_SEEDS or self.seeded_short:
             return
-        if all(self.seeds[r] >= HEART_RECIPE[r] for r in self.role) and not any(
-            self.seeds[r] for r in rules.RESOURCES if r not in self.role
-        ):
+        if any(self._seeds_are_exactly(role_resources(a, self.num_agents)) for a in range(self.num_agents)):
             return
         left = tuple(r for r in rules.RESOURCES if self.num_agents * self.seeds[r] < HEART_RECIPE[r])
         if left:
             self.team_kinds = left
             self.role = role_resources(self.agent_id, self.num_agents, left)
+
+    def _seeds_are_exactly(self, role: tuple[str, ...]) -> bool:
+        """My seeds cover `role` and hold no other resource."""
+        return bool(role) and all(
+            (self.seeds[r] >= HEART_RECIPE[r]) if r in role else not self.seeds[r] for r in rules.RESOURCES
+        )
 
     def _role_of(self, agent: int) -> tuple[str, ...]:
         """A teammate's role, split as mine is (`_split_what_seeds_leave`)."""
@@ -374,8 +379,10 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         What an owner drops for its claims, its givers take up (`_taken_up`). Once every teammate was seen
         holding its share (`mates_hold_shares`) and I began one kind short (extract-missing), none of
         them fetches anything any more, and I leave nothing to them."""
-        if self.num_agents <= 1 or not self.role:
+        if self.num_agents <= 1:
             return self.role
+        if not self.role:
+            return self._spent()
         memory, centre = self.nav.memory, self.nav.centre
         quota = len(self.role)
         owners: dict[str, set[int]] = {}
@@ -418,19 +425,21 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             if len(duty) < quota and resource not in duty and resource not in held:
                 duty.append(resource)
         self.free_slots = quota - len(duty) - len(held)
-        # A kind the split left to nobody (the team's seeds cover it, `_split_what_seeds_leave`) that I
-        # have since spent (a decoder crafted from my seeds) is mine to fetch again where I know a source:
-        # my teammates still count on my seeds (unclip_craft at 2 agents: the decoder for carbon eats an
-        # oxygen the chorus needs). Knowing none, the chorus's failure sends the team gathering whole
-        # recipes, and a teammate that knows one fetches it (unclip_craft at 3 agents: a search of the
-        # whole map for silicon took the rest of the budget where the chorus failed at step 35).
-        spent = [
+        duty += held + [r for r in self._spent() if r not in duty and r not in held]
+        return tuple(r for r in rules.RESOURCES if r in duty)
+
+    def _spent(self) -> tuple[str, ...]:
+        """Kinds the split left to nobody (the team's seeds cover them, `_split_what_seeds_leave`) that I
+        have since spent (a decoder crafted from my seeds) and know a source of: mine to fetch again, since
+        my teammates still count on my seeds (unclip_craft at 2 agents: the decoder for carbon eats an
+        oxygen the chorus needs). Knowing none, the chorus's failure sends the team gathering whole recipes
+        and a teammate that knows one fetches it (unclip_craft at 3 agents: a search of the whole map for
+        silicon took the rest of the budget where the chorus failed at step 35)."""
+        return tuple(
             r
             for r in rules.RESOURCES
             if r not in self.team_kinds and not self._pool_covers(r) and self._sources_known(r)
-        ]
-        duty += held + spent
-        return tuple(r for r in rules.RESOURCES if r in duty)
+        )
 
     def _taken_up(self, fits: dict[str, set[int]], theirs: set[str]) -> list[str]:
         """What I fetch in place of my role's resources that I left to owners (`_duty`): an owner whose far

@@ -34,6 +34,7 @@ GIVE_WAY_LIMIT = 60  # steps of backing off at most (a teammate that does not fo
 WAIT_BEFORE_SIDESTEP = 2  # steps blocked by a teammate before stepping aside (breaks corridor jams)
 
 
+# Spawns out of each other's view: the first assembler seen is the team's centre (`Navigator.observe`).
 ASSEMBLER_CENTRE = True
 
 
@@ -57,9 +58,10 @@ class Navigator:
         self._pending_move: Cell | None = None
         self.num_agents = 1
         # The point sectors and far sources are counted from: the centre of the team's spawns when every
-        # teammate is in view at the first step, else my own spawn (see `_see_team`).
+        # teammate is in view at the first step (see `_see_team`), else the first assembler seen (see
+        # `observe`), my own spawn until then.
         self.centre: tuple[float, float] = (float(ORIGIN), float(ORIGIN))
-        self.centre_shared = False  # every teammate was in view at the first step: all agree on `centre`
+        self.centre_shared = False  # `centre` is a point every teammate agrees on (spawns or assembler)
         self._first_view = True
         self._fields: dict[str, tuple[object, DistanceField]] = {}
 
@@ -86,7 +88,8 @@ class Navigator:
             assemblers = self.memory.known("assembler")
             if assemblers:
                 # Spawns too far apart to see each other: the assembler is the one point every teammate
-                # finds and all count sectors from it.
+                # finds and all count sectors from it. (Of several known at once, the least cell: maps with
+                # decoy assemblers allow one agent only.)
                 cell = min(assemblers)
                 self.centre = (float(cell[0]), float(cell[1]))
                 self.centre_shared = True
