@@ -381,8 +381,6 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         them fetches anything any more, and I leave nothing to them."""
         if self.num_agents <= 1:
             return self.role
-        if not self.role:
-            return self._spent()
         memory, centre = self.nav.memory, self.nav.centre
         quota = len(self.role)
         owners: dict[str, set[int]] = {}
@@ -425,7 +423,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
             if len(duty) < quota and resource not in duty and resource not in held:
                 duty.append(resource)
         self.free_slots = quota - len(duty) - len(held)
-        duty += held + [r for r in self._spent() if r not in duty and r not in held]
+        duty += held + list(self._spent())  # all an agent the split left without a role fetches
         return tuple(r for r in rules.RESOURCES if r in duty)
 
     def _spent(self) -> tuple[str, ...]:
