@@ -45,6 +45,7 @@ RECORDED_POLICY = (
     ("cogames_lib.policies.scripted.behaviour", "GUIDE_STEPS", 0),
     ("cogames_lib.policies.scripted.navigation", "ASSEMBLER_CENTRE", False),
     ("cogames_lib.policies.scripted.behaviour", "SHARED_CENTRE", False),
+    ("cogames_lib.policies.scripted.assembler", "YIELD_KEPT", False),
 )
 SEED = 7
 RANDOM_STEPS = 400  # random play rarely ends early; 400 steps cover every rule a random agent can reach

@@ -844,7 +844,10 @@ UNCLIP_CRAFT_SEEDS = {"oxygen": 1, "germanium": 1, "silicon": 1}  # every agent'
         (0, 4, ["carbon"]),  # three teammates' oxygen, germanium and silicon cover the rest
         (1, 4, []),  # oxygen: 4 x 1 >= 2
         (3, 4, []),  # silicon: 4 x 1 >= 3
-        (1, 2, ["silicon"]),  # germanium and silicon: 2 x 1 silicon < 3
+        # Agent 0's decoder for carbon (its role) will eat its seeds: oxygen 1 < 2 is agent 1's to fetch
+        # (`_split_what_seeds_leave`), silicon (2 x 1 < 3) agent 0's after carbon.
+        (1, 2, ["oxygen"]),
+        (0, 2, ["carbon", "silicon"]),
         (0, 1, ["carbon", "oxygen", "silicon"]),  # alone: no teammate's seeds to count on
     ],
 )
@@ -1061,18 +1064,15 @@ def test_spawns_out_of_each_others_view_count_sectors_from_the_assembler() -> No
 
 
 def test_a_seed_kind_i_spent_is_mine_to_fetch_again() -> None:
-    # unclip_craft at 2 agents: the seeds' oxygen (1 each) covers the heart's 2, so the split leaves oxygen
-    # to nobody; agent 0's decoder for carbon eats its oxygen, and agent 1 still counts on it.
+    # unclip_craft at 2 agents: agent 1 (role oxygen, clipped too) crafts a decoder from its seeds; the
+    # split counted on agent 0's seeds going into the decoder for carbon, so no teammate holds germanium any
+    # more: it is agent 1's to fetch, searched for if no source is known.
     pair = ScriptedPolicy()
-    pair.reset(0, 2, 0)
+    pair.reset(1, 2, 0)
     pair.act(_observation(UNCLIP_CRAFT_SEEDS))
-    assert pair._missing() == ["carbon"]
+    assert pair._missing() == ["oxygen"]
     pair.act(_observation({"decoder": 1}))  # crafted from oxygen, germanium and silicon
-    # Knowing no oxygen source, it leaves the shortfall to the chorus (a failed one sends every agent
-    # gathering whole recipes, and a teammate that knows a source fetches it).
-    assert pair._missing() == ["carbon"]
-    _known_extractor(pair, "oxygen", (ORIGIN + 4, ORIGIN + 4))
-    assert pair._missing() == ["carbon", "oxygen"]  # germanium: the teammate's 1 is enough
+    assert pair._missing() == ["oxygen", "germanium"]
     # At 4 agents the three teammates' oxygen still covers the heart: nothing more is mine.
     quad = ScriptedPolicy()
     quad.reset(0, 4, 0)
@@ -1080,12 +1080,89 @@ def test_a_seed_kind_i_spent_is_mine_to_fetch_again() -> None:
     quad.act(_observation({"decoder": 1}))
     _known_extractor(quad, "oxygen", (ORIGIN + 4, ORIGIN + 4))
     assert quad._missing() == ["carbon"]
-    # At 3 agents the split leaves agents 1 and 2 no role; one that spends its seeds on a decoder leaves
-    # the team's silicon short (2 of 3) and fetches it where it knows a source.
+    # At 3 agents the split leaves agent 2 no role (carbon, then silicon, which carbon's decoder leaves 2 of
+    # 3). One that spends its seeds on a decoder leaves the team's oxygen short (agent 1's 1 of 2) and fetches
+    # it where it knows a source; knowing none, it leaves the shortfall to the chorus (a failed one sends
+    # every agent gathering whole recipes, and a teammate that knows a source fetches it).
     roleless = ScriptedPolicy()
-    roleless.reset(1, 3, 0)
+    roleless.reset(2, 3, 0)
     roleless.act(_observation(UNCLIP_CRAFT_SEEDS))
     assert roleless.role == () and roleless._missing() == []
     roleless.act(_observation({"decoder": 1}))
-    _known_extractor(roleless, "silicon", (ORIGIN + 4, ORIGIN + 4))
-    assert roleless._missing() == ["silicon"]
+    assert roleless._missing() == []
+    _known_extractor(roleless, "oxygen", (ORIGIN + 4, ORIGIN + 4))
+    assert roleless._missing() == ["oxygen"]
+
+
+@pytest.mark.parametrize(
+    ("num_agents", "roles", "crafters"),
+    [
+        # Carbon's decoder eats one of the two oxygen: oxygen is dealt after silicon, to the other agent.
+        (2, [("carbon", "silicon"), ("oxygen",)], {0}),
+        (3, [("carbon",), ("silicon",), ()], {0}),  # carbon's decoder leaves silicon 2 of 3
+        (4, [("carbon",), (), (), ()], {0}),  # three teammates' seeds cover the rest
+    ],
+)
+def test_the_split_counts_the_decoders_crafted_from_the_seeds(
+    num_agents: int, roles: list[tuple[str, ...]], crafters: set[int]
+) -> None:
+    team = [ScriptedPolicy() for _ in range(num_agents)]
+    for index, policy in enumerate(team):
+        policy.reset(index, num_agents, 0)
+        policy.act(_observation(UNCLIP_CRAFT_SEEDS))
+    assert [policy.role for policy in team] == roles
+    for index, policy in enumerate(team):
+        # What each guesses its teammates hold: a crafter's seeds go into its decoder.
+        expected = sum(1 for mate in range(num_agents) if mate != index and mate not in crafters)
+        assert policy.mate_seeds == {
+            "carbon": 0,
+            "oxygen": expected,
+            "germanium": expected,
+            "silicon": expected,
+        }
+        assert policy.seed_crafters
+    # With a decoder in hand (unclip_preseed) nothing is crafted from seeds: the plain split.
+    holder = ScriptedPolicy()
+    holder.reset(0, 2, 0)
+    holder.act(_observation({"germanium": 2, "silicon": 2, "decoder": 1}))
+    assert holder.role == ("carbon",) and not holder.seed_crafters
+    assert holder.mate_seeds == {"carbon": 0, "oxygen": 0, "germanium": 2, "silicon": 2}
+
+
+def test_a_team_that_counts_on_seed_decoders_trades_no_far_source() -> None:
+    # A trade moves a kind to another agent, and with it the decoder its unclipping needs: the split
+    # counted on whose seeds go into which decoder (unclip_craft at 2 agents: agent 1 claimed the carbon far
+    # in its sector, which agent 0 had fetched already, and dropped its oxygen).
+    policy = ScriptedPolicy()
+    _in_team(policy, 1, 2)
+    policy.act(_observation(UNCLIP_CRAFT_SEEDS))
+    policy.nav.centre_shared = True
+    _known_extractor(policy, "carbon", (ORIGIN, ORIGIN + 40))  # far east: agent 1's sector
+    assert policy.seed_crafters and policy._duty() == ("oxygen",)
+    policy.seed_crafters = False
+    assert policy._duty() == ("carbon",)
+
+
+def test_an_agent_that_made_way_does_not_slide_back_to_an_orthogonal_cell() -> None:
+    # chorus_quad_hard at 4 agents (tuning seed 105): the assembler against a wall, three orthogonal cells
+    # taken; agent 1 slid from the south cell to the south-west diagonal for agent 3 coming up from below,
+    # which stepped west at the same moment, found itself beside agent 1 again, and agent 1 slid back: the
+    # two danced east and west for the rest of the episode. Having made way, it keeps off the orthogonal
+    # cells (YIELD_STEPS) in making way too.
+    from cogames_lib.policies.scripted.assembler import HEART_A, YIELD_STEPS
+
+    policy = ScriptedPolicy()
+    policy.reset(1, 4, 0)
+    _at_the_assembler(policy, (ORIGIN + 1, ORIGIN))  # the south-west diagonal
+    policy.nav.memory.agents = {(ORIGIN, ORIGIN): HEART_A, (ORIGIN + 2, ORIGIN): HEART_A}  # west; below me
+    _, ring = policy._assembler_ring()
+    assert (ORIGIN + 1, ORIGIN + 1) in ring[:4]  # the free south cell
+    policy.yielded = YIELD_STEPS - 1  # it just slid here
+    assert policy._make_way(ring) is None
+    policy.yielded = 0
+    assert policy._make_way(ring) == move_action((ORIGIN + 1, ORIGIN), (ORIGIN + 1, ORIGIN + 1))
+
+
+def test_the_chorus_that_danced_now_makes_its_heart() -> None:
+    result = run_episode("scripted", "diagnostic_chorus_quad_hard", 4, 105)
+    assert result["success"]

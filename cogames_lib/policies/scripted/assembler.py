@@ -18,6 +18,7 @@ from cogames_lib.policies.scripted.skills import Skills
 DEFAULT, HEART_A, HEART_B, GEAR = (rules.VIBE_INDEX[v] for v in ("default", "heart_a", "heart_b", "gear"))
 CHORUS_VIBES = frozenset({DEFAULT, HEART_A})  # vibes that never break the heart protocol's exact match
 YIELD_STEPS = 10  # after sliding aside for a teammate, stay off the orthogonal cells this long
+YIELD_KEPT = True  # ... not even to make way again (`_make_way`)
 FULL_CHORUS_PATIENCE = 6  # steps a diagonal agent watches a full chorus fire nothing before gathering
 ORTHOGONAL = ((-1, 0), (1, 0), (0, -1), (0, 1))
 RING = (*ORTHOGONAL, (-1, -1), (-1, 1), (1, -1), (1, 1))  # orthogonal cells first
@@ -149,7 +150,11 @@ class AssemblerBehaviour(AssemblerHost):
         spots = [
             c
             for c in ring
-            if nav.distance(c) == 1 and memory.is_free(c) and c not in memory.agents and c != pos
+            if nav.distance(c) == 1
+            and memory.is_free(c)
+            and c not in memory.agents
+            and c != pos
+            and not (YIELD_KEPT and self.yielded and c in ring[:4])
         ]
         if not spots:
             return None

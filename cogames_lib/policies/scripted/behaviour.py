@@ -61,6 +61,7 @@ GUIDE_STEPS = 120  # steps at most leading a heart's carrier to the chest (`_gui
 GUIDE_NEAR = 3  # a guide this near the chest stops: the carrier behind it sees the chest
 SHARED_CENTRE = True  # trade far sources only when every teammate counts sectors from one centre
 SPLIT_LEFT = True  # the roles split only what the team's seeds leave (`_split_what_seeds_leave`)
+SEED_DECODERS = True  # ... counting the decoders crafted from the seeds (`_split_what_seeds_leave`)
 TRADE_STEPS = 60  # steps at most searching my sector for a claim in place of what I left (`_trade_search`)
 IDLE, OUT, DONE = 0, 1, 2  # a helper's state: waiting, searching its sector, back for good
 
@@ -100,6 +101,9 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         self.incomplete_steps = 0  # steps standing in the ring with an incomplete chorus (`_chorus`)
         self.seeded_short: bool | None = None  # began one kind short of a whole recipe (`_one_short`)
         self.seeds = dict.fromkeys(rules.RESOURCES, 0)  # what I held at the first step (`_pool_covers`)
+        # What my teammates hold, on the guess of `_pool_covers` (`_split_what_seeds_leave`).
+        self.mate_seeds = dict.fromkeys(rules.RESOURCES, 0)
+        self.seed_crafters = False  # the split counts on decoders crafted from seeds: no trades (`_duty`)
         self.help_state = IDLE  # helping teammates search for the one kind the team lacks (`_one_short`)
         self.help_steps = 0
         self.search_stage = 0  # one kind short, searching: 0 own sector, 1 check at the assembler, 2 all
@@ -277,6 +281,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
     def _pool_was_short(self) -> None:
         super()._pool_was_short()
         self.seeds = dict.fromkeys(rules.RESOURCES, 0)  # the guess of `_pool_covers` was wrong
+        self.mate_seeds = dict.fromkeys(rules.RESOURCES, 0)
+        self.seed_crafters = False
         self.team_kinds = rules.RESOURCES
         self.role = role_resources(self.agent_id, self.num_agents)
 
@@ -289,15 +295,52 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         nothing else (`chorus_pair`, `chorus_quad`: each agent is handed its role) say the seeds were dealt
         by role, not alike: then the fixed split stays. (Asked of any agent's role, not only mine, so that
         teammates with the same seeds give the same answer.) One kind short (extract-missing), the
-        helpers' search (`_one_short`) divides the work."""
+        helpers' search (`_one_short`) divides the work. Seeds that pay for a decoder count the decoders
+        the unseeded kinds may need (`SEED_DECODERS`, below)."""
+        mates = self.num_agents - 1 if TEAM_SEEDS else 0
+        self.mate_seeds = {r: mates * self.seeds[r] for r in rules.RESOURCES}
         if not SPLIT_LEFT or self.num_agents <= 1 or not TEAM_SEEDS or self.seeded_short:
             return
         if any(self._seeds_are_exactly(role_resources(a, self.num_agents)) for a in range(self.num_agents)):
             return
         left = tuple(r for r in rules.RESOURCES if self.num_agents * self.seeds[r] < HEART_RECIPE[r])
-        if left:
-            self.team_kinds = left
-            self.role = role_resources(self.agent_id, self.num_agents, left)
+        if not left:
+            return
+        cost = self._seed_decoder()
+        unseeded = [r for r in left if not self.seeds[r]]  # from an extractor only, which may be clipped
+        if cost and unseeded:
+            # Each unseeded kind may start clipped and cost its role holder a decoder from its seeds (my
+            # guess of what teammates hold drops those seeds: `mate_seeds`); the kinds those decoders leave
+            # short are dealt after the others, so that (the split being contiguous) no agent holds
+            # two kinds to unclip. unclip_craft at 2 agents: carbon's decoder eats one of the two oxygen,
+            # and oxygen starts clipped too: agent 0 crafts for carbon and fetches silicon, agent 1 fetches
+            # oxygen (crafting its own decoder; the germanium that eats is `_spent`).
+            decoders = min(len(unseeded), self.num_agents)
+            left += tuple(
+                r
+                for r in rules.RESOURCES
+                if r not in left
+                and self.num_agents * self.seeds[r] - decoders * cost.get(r, 0) < HEART_RECIPE[r]
+            )
+            self.seed_crafters = True
+            for agent in range(self.num_agents):
+                if agent != self.agent_id and set(unseeded) & set(
+                    role_resources(agent, self.num_agents, left)
+                ):
+                    for r, n in cost.items():
+                        self.mate_seeds[r] -= n
+        self.team_kinds = left
+        self.role = role_resources(self.agent_id, self.num_agents, left)
+
+    def _seed_decoder(self) -> dict[str, int]:
+        """The inputs of the decoder my seeds pay for (the assembler's first payable option), or none: I
+        hold a decoder already, or cannot pay one, or `SEED_DECODERS` is off."""
+        if not SEED_DECODERS or self.items[rules.DECODER] or not self.skills.unclip:
+            return {}
+        for option in rules.DECODER_INPUT_OPTIONS:
+            if all(self.seeds[r] >= n for r, n in option):
+                return dict(option)
+        return {}
 
     def _seeds_are_exactly(self, role: tuple[str, ...]) -> bool:
         """My seeds cover `role` and hold no other resource."""
@@ -317,8 +360,7 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         fetch). What I hold counts as it is now (a decoder I craft eats my seeds). A wrong guess costs a
         failed chorus, after which the guess is dropped and every agent gathers a whole recipe
         (`_pool_was_short`)."""
-        mates = self.num_agents - 1 if TEAM_SEEDS else 0
-        held = mates * self.seeds[resource] + self.items[RESOURCE_SLOTS[resource]]
+        held = self.mate_seeds[resource] + self.items[RESOURCE_SLOTS[resource]]
         return held >= HEART_RECIPE[resource]
 
     def _near_source(self, resources: list[str]) -> bool:
@@ -378,13 +420,14 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         my role's resources whose source I do not know first (`_kept_first`); one I hold takes no slot.
         What an owner drops for its claims, its givers take up (`_taken_up`). Once every teammate was seen
         holding its share (`mates_hold_shares`) and I began one kind short (extract-missing), none of
-        them fetches anything any more, and I leave nothing to them."""
+        them fetches anything any more, and I leave nothing to them. A team whose split counts on decoders
+        crafted from seeds (`seed_crafters`) trades nothing: a trade would move the decoder with the kind."""
         if self.num_agents <= 1:
             return self.role
         memory, centre = self.nav.memory, self.nav.centre
         quota = len(self.role)
         owners: dict[str, set[int]] = {}
-        for resource in rules.RESOURCES:
+        for resource in rules.RESOURCES if not self.seed_crafters else ():
             if any(memory.stock[c] > 0 for c in memory.known(f"chest_{resource}")):
                 continue  # a stocked chest gives the whole stock at once: the roles split those
             sources = memory.known(f"{resource}_extractor")
@@ -432,11 +475,14 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         my teammates still count on my seeds (unclip_craft at 2 agents: the decoder for carbon eats an
         oxygen the chorus needs). Knowing none, the chorus's failure sends the team gathering whole recipes
         and a teammate that knows one fetches it (unclip_craft at 3 agents: a search of the whole map for
-        silicon took the rest of the budget where the chorus failed at step 35)."""
+        silicon took the rest of the budget where the chorus failed at step 35), unless no teammate is
+        guessed to hold any (`mate_seeds`: their seeds went into decoders too): then I search for it."""
         return tuple(
             r
             for r in rules.RESOURCES
-            if r not in self.team_kinds and not self._pool_covers(r) and self._sources_known(r)
+            if r not in self.team_kinds
+            and not self._pool_covers(r)
+            and (self._sources_known(r) or not self.mate_seeds[r])
         )
 
     def _taken_up(self, fits: dict[str, set[int]], theirs: set[str]) -> list[str]:
