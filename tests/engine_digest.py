@@ -37,7 +37,9 @@ FIXTURE = Path(__file__).parent / "fixtures" / "cvc_engine_trajectories.json"
 # Since 29 Nov it prefers a way over known cells (navigation.KNOWN_WAY_RATIO; 0 never prefers one), counts
 # on its teammates' seeds (behaviour.TEAM_SEEDS) and leads a heart's carrier to the chest (behaviour.GUIDE_STEPS;
 # 0 never leads); since 29 Nov (third) spawns out of each other's view count sectors from the assembler
-# (navigation.ASSEMBLER_CENTRE) and trade no source before (behaviour.SHARED_CENTRE).
+# (navigation.ASSEMBLER_CENTRE) and trade no source before (behaviour.SHARED_CENTRE); since 29 Nov (fourth)
+# an agent that made way at the assembler does not slide back (assembler.YIELD_KEPT). (The seed decoders of
+# 29 Nov, fourth, act only with TEAM_SEEDS.)
 RECORDED_POLICY = (
     ("cogames_lib.policies.scripted.energy", "CHARGE_TARGET", 205),
     ("cogames_lib.policies.scripted.navigation", "KNOWN_WAY_RATIO", 0),

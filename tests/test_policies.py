@@ -1121,12 +1121,15 @@ def test_the_split_counts_the_decoders_crafted_from_the_seeds(
             "silicon": expected,
         }
         assert policy.seed_crafters
-    # With a decoder in hand (unclip_preseed) nothing is crafted from seeds: the plain split.
-    holder = ScriptedPolicy()
-    holder.reset(0, 2, 0)
-    holder.act(_observation({"germanium": 2, "silicon": 2, "decoder": 1}))
-    assert holder.role == ("carbon",) and not holder.seed_crafters
-    assert holder.mate_seeds == {"carbon": 0, "oxygen": 0, "germanium": 2, "silicon": 2}
+    # The same seeds with a decoder in hand: nothing is crafted from seeds, the plain split (carbon /
+    # silicon), and the teammate keeps its oxygen. Likewise without the unclip skill.
+    for seeds, disabled in (({**UNCLIP_CRAFT_SEEDS, "decoder": 1}, ()), (UNCLIP_CRAFT_SEEDS, ("unclip",))):
+        holder = ScriptedPolicy(disabled=disabled)
+        holder.reset(0, 2, 0)
+        holder.act(_observation(seeds))
+        assert holder.team_kinds == ("carbon", "silicon") and holder.role == ("carbon",)
+        assert not holder.seed_crafters
+        assert holder.mate_seeds == {"carbon": 0, "oxygen": 1, "germanium": 1, "silicon": 1}
 
 
 def test_a_team_that_counts_on_seed_decoders_trades_no_far_source() -> None:

@@ -139,7 +139,9 @@ class AssemblerBehaviour(AssemblerHost):
 
     def _make_way(self, ring: list[Cell]) -> int | None:
         """A teammate next to me wants in (outside the ring) or out (in it, not showing heart_a): slide
-        to another ring cell so that I am not the cork in a one-cell entrance."""
+        to another ring cell so that I am not the cork in a one-cell entrance. For `YIELD_STEPS` after a
+        slide, not to an orthogonal cell (`YIELD_KEPT`): from a diagonal, whose only ring neighbours are
+        orthogonal, that means staying put (two agents swapped cells in lockstep otherwise)."""
         nav, memory = self.nav, self.nav.memory
         pos = nav.pos
         stuck = [

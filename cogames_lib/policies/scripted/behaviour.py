@@ -307,20 +307,23 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         if not left:
             return
         cost = self._seed_decoder()
-        unseeded = [r for r in left if not self.seeds[r]]  # from an extractor only, which may be clipped
+        # Seeds that pay a decoder hold three different kinds, so at most one kind is unseeded: it comes from
+        # an extractor only, which may start clipped.
+        unseeded = [r for r in left if not self.seeds[r]]
         if cost and unseeded:
-            # Each unseeded kind may start clipped and cost its role holder a decoder from its seeds (my
-            # guess of what teammates hold drops those seeds: `mate_seeds`); the kinds those decoders leave
-            # short are dealt after the others, so that (the split being contiguous) no agent holds
-            # two kinds to unclip. unclip_craft at 2 agents: carbon's decoder eats one of the two oxygen,
-            # and oxygen starts clipped too: agent 0 crafts for carbon and fetches silicon, agent 1 fetches
-            # oxygen (crafting its own decoder; the germanium that eats is `_spent`).
-            decoders = min(len(unseeded), self.num_agents)
+            # Its role holder then crafts a decoder from its own seeds: my guess of what teammates hold
+            # drops those seeds (`mate_seeds`), and the kinds the decoder leaves short are dealt after the
+            # others, so that (the split being contiguous) they go to another agent, whose seeds can still
+            # pay a decoder if they start clipped too. unclip_craft at 2 agents: carbon's decoder eats one
+            # of the two oxygen, and oxygen starts clipped too: agent 0 crafts for carbon and fetches
+            # silicon, agent 1 crafts for oxygen. Only the first decoder is counted (a second one is known
+            # to be needed only once its kind is seen clipped): agent 0 still counts on agent 1's
+            # germanium, which agent 1's decoder eats and agent 1 fetches again (`_spent`).
             left += tuple(
                 r
                 for r in rules.RESOURCES
                 if r not in left
-                and self.num_agents * self.seeds[r] - decoders * cost.get(r, 0) < HEART_RECIPE[r]
+                and self.num_agents * self.seeds[r] - len(unseeded) * cost.get(r, 0) < HEART_RECIPE[r]
             )
             self.seed_crafters = True
             for agent in range(self.num_agents):
@@ -357,7 +360,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         with what I began with and holds it still (every multi-agent diagnostic seeds its agents alike but
         `chorus_pair` and `chorus_quad`, where each agent holds its own role and the guess drops nothing;
         unclip_craft at 4 agents: oxygen, germanium and silicon one each, so only carbon is anyone's to
-        fetch). What I hold counts as it is now (a decoder I craft eats my seeds). A wrong guess costs a
+        fetch). What I hold counts as it is now (a decoder I craft eats my seeds); a teammate the split
+        counts on to craft a decoder from its seeds holds none of them (`mate_seeds`). A wrong guess costs a
         failed chorus, after which the guess is dropped and every agent gathers a whole recipe
         (`_pool_was_short`)."""
         held = self.mate_seeds[resource] + self.items[RESOURCE_SLOTS[resource]]
@@ -427,7 +431,9 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
         memory, centre = self.nav.memory, self.nav.centre
         quota = len(self.role)
         owners: dict[str, set[int]] = {}
-        for resource in rules.RESOURCES if not self.seed_crafters else ():
+        # A team whose split counts on seed decoders trades nothing (see the docstring).
+        tradable = () if self.seed_crafters else rules.RESOURCES
+        for resource in tradable:
             if any(memory.stock[c] > 0 for c in memory.known(f"chest_{resource}")):
                 continue  # a stocked chest gives the whole stock at once: the roles split those
             sources = memory.known(f"{resource}_extractor")
@@ -472,8 +478,8 @@ class ScriptedPolicy(AssemblerBehaviour, EnergyPlanning):
     def _spent(self) -> tuple[str, ...]:
         """Kinds the split left to nobody (the team's seeds cover them, `_split_what_seeds_leave`) that I
         have since spent (a decoder crafted from my seeds) and know a source of: mine to fetch again, since
-        my teammates still count on my seeds (unclip_craft at 2 agents: the decoder for carbon eats an
-        oxygen the chorus needs). Knowing none, the chorus's failure sends the team gathering whole recipes
+        my teammates still count on my seeds (unclip_craft at 3 agents: a roleless agent's decoder leaves
+        the team's oxygen 1 short). Knowing none, the chorus's failure sends the team gathering whole recipes
         and a teammate that knows one fetches it (unclip_craft at 3 agents: a search of the whole map for
         silicon took the rest of the budget where the chorus failed at step 35), unless no teammate is
         guessed to hold any (`mate_seeds`: their seeds went into decoders too): then I search for it."""
