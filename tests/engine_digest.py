@@ -38,8 +38,9 @@ FIXTURE = Path(__file__).parent / "fixtures" / "cvc_engine_trajectories.json"
 # on its teammates' seeds (behaviour.TEAM_SEEDS) and leads a heart's carrier to the chest (behaviour.GUIDE_STEPS;
 # 0 never leads); since 29 Nov (third) spawns out of each other's view count sectors from the assembler
 # (navigation.ASSEMBLER_CENTRE) and trade no source before (behaviour.SHARED_CENTRE); since 29 Nov (fourth)
-# an agent that made way at the assembler does not slide back (assembler.YIELD_KEPT). (The seed decoders of
-# 29 Nov, fourth, act only with TEAM_SEEDS.)
+# an agent that made way at the assembler does not slide back (assembler.YIELD_KEPT) and the frontier adds no
+# travel overhead (frontier.TRAVEL_OVERHEAD, 3 before). (The seed decoders of 29 Nov, fourth, act only with
+# TEAM_SEEDS.)
 RECORDED_POLICY = (
     ("cogames_lib.policies.scripted.energy", "CHARGE_TARGET", 205),
     ("cogames_lib.policies.scripted.navigation", "KNOWN_WAY_RATIO", 0),
@@ -48,6 +49,7 @@ RECORDED_POLICY = (
     ("cogames_lib.policies.scripted.navigation", "ASSEMBLER_CENTRE", False),
     ("cogames_lib.policies.scripted.behaviour", "SHARED_CENTRE", False),
     ("cogames_lib.policies.scripted.assembler", "YIELD_KEPT", False),
+    ("cogames_lib.policies.scripted.frontier", "TRAVEL_OVERHEAD", 3),
 )
 SEED = 7
 RANDOM_STEPS = 400  # random play rarely ends early; 400 steps cover every rule a random agent can reach

@@ -13,10 +13,11 @@ it: `MapMemory.edge`, so the map's rim, whose view would also show what lies out
 middle). So a large unseen room a few steps further beats the
 strip of unknown cells next to the agent, and the search sweeps open rooms in wide lanes instead of row by
 row near its start; in a corridor the cell straight ahead still has both the most gain and the shortest
-way, so a corridor is walked to its end once. `TRAVEL_OVERHEAD` (the steps it takes to use what is found)
-keeps a single unknown cell right next to the agent from winning on a tiny denominator; at 3 (it was 6) a
-pocket of two or three cells at hand is still closed before the agent walks off to a larger opening farther
-on, instead of costing a walk back later (docs/cvc_scripted.md, "Issue 24, seventh pass"). The breadth-first search
+way, so a corridor is walked to its end once. `TRAVEL_OVERHEAD` is added to every path length: at 0 (6 until
+the seventh pass of issue 24, then 3, then 0 since 29 Nov, fourth) a pocket of one to three unknown cells at
+hand is closed before the agent walks off to a larger opening farther on, instead of costing a walk back
+later (docs/cvc_scripted.md, "Issue 24, 29 Nov (fourth)": measured over 4,140 hard-tier tuning episodes; 1
+and 2 failed 7% of the normal `unclip_craft` at one agent). The breadth-first search
 stops once no farther cell could beat the best score (gain is at most 121). Ties go to the first cell in
 row-major order: the choice is deterministic. The spawn term is small (a cell 40 away costs 2 steps more):
 among frontier cells of about the same information per step it takes the one nearer the spawn, so the
@@ -46,7 +47,7 @@ from cogames_lib.cvc.observation import VIEW_RADIUS, VIEW_SIZE
 from cogames_lib.policies.scripted.memory import EMPTY, UNKNOWN, MapMemory
 from cogames_lib.policies.scripted.planning import Cell, box_step
 
-TRAVEL_OVERHEAD = 3  # steps added to every path length (see the module docstring; 6 until the seventh pass)
+TRAVEL_OVERHEAD = 0  # steps added to every path length (see the module docstring; 3 until 29 Nov, fourth)
 ORIGIN_WEIGHT = 0.05  # steps charged per cell of distance from the spawn (0.2 slowed far searches) ...
 ORIGIN_REACH = 40  # ... counted up to this distance (far out, where the agent is matters, not the spawn)
 SECTOR_PENALTY = 24  # extra steps charged for a frontier cell in a teammate's sector
@@ -148,6 +149,7 @@ def frontier_target(
         exclusive,
         exits,
         VIEW_SIZE * VIEW_SIZE,
+        float(TRAVEL_OVERHEAD),
     )
     if best < 0:
         return None
@@ -221,6 +223,7 @@ def _frontier_search(
     exclusive,
     exits,
     max_gain,
+    overhead,
 ):
     """The breadth-first search of `frontier_target` over a box (row-major, `width` columns): (the best
     frontier cell or -1, each cell's parent, -2 where unvisited). Layer by layer, the four moves in the order
@@ -232,7 +235,7 @@ def _frontier_search(
     following = np.empty(size, np.int64)
     layer[0] = source
     count, depth, best_score, best = 1, 0, 0.0, -1
-    while count and max_gain / (depth + 1 + TRAVEL_OVERHEAD) > best_score:  # the spawn term only adds
+    while count and max_gain / (depth + 1 + overhead) > best_score:  # the spawn term only adds
         next_count = 0
         for k in range(count):
             here = layer[k]
@@ -244,7 +247,7 @@ def _frontier_search(
                     parent[there] = here
                     row_t, col_t = there // width, there % width
                     away = abs(row_t - orow) + abs(col_t - ocol)
-                    steps = depth + 1 + TRAVEL_OVERHEAD + ORIGIN_WEIGHT * min(away, ORIGIN_REACH)
+                    steps = depth + 1 + overhead + ORIGIN_WEIGHT * min(away, ORIGIN_REACH)
                     if exclusive:
                         way = exits[here]
                         if way < 0 and abs(row_t - crow) + abs(col_t - ccol) > OWN_RADIUS:
