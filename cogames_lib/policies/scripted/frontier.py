@@ -16,9 +16,9 @@ row near its start; in a corridor the cell straight ahead still has both the mos
 way, so a corridor is walked to its end once. `TRAVEL_OVERHEAD` is added to every path length: at 0 (6 until
 the seventh pass of issue 24, then 3, then 0 since 29 Nov, fourth) a pocket of one or two unknown cells at
 hand is closed before the agent walks off to an opening that shows fewer unknown cells per step of the way,
-instead of costing a walk back later (docs/cvc_scripted.md, "Issue 24, 29 Nov (fourth)": measured over 4,140 hard-tier tuning episodes; 1
-and 2 failed 7% of the normal `unclip_craft` at one agent). The breadth-first search
-stops once no farther cell could beat the best score (gain is at most 121). Ties go to the first cell in
+instead of costing a walk back later (docs/cvc_scripted.md, "Issue 24, 29 Nov (fourth)": measured over
+4,140 hard-tier tuning episodes; 1 and 2 failed 7% of the normal `unclip_craft` at one agent). The
+breadth-first search stops once no farther cell could beat the best score (gain is at most 121). Ties go to the first cell in
 row-major order: the choice is deterministic. The spawn term is small (a cell 40 away costs 2 steps more):
 among frontier cells of about the same information per step it takes the one nearer the spawn, so the
 search closes the strips it left beside its first lanes before it moves farther out (without it, a station
