@@ -43,11 +43,16 @@ MODES = ("off", "meet", "all", "ring")
 Sightings = dict[tuple[int, int], int]  # extractor cell (own frame) -> step of the freshest sighting known
 
 
+def _apart(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """Chebyshev distance: within `VIEW_RADIUS` of each other, two cells share an 11 x 11 view."""
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1]))
+
+
 def _see(memory: MapMemory, where: tuple[int, int], step: int, seen: Sightings) -> None:
     """Stamp the extractors inside the agent's own view (at `where`, its own frame) as seen at `step`."""
     for code in EXTRACTOR_CODES:
         for cell in memory.stations[code]:
-            if max(abs(cell[0] - where[0]), abs(cell[1] - where[1])) <= VIEW_RADIUS:
+            if _apart(cell, where) <= VIEW_RADIUS:
                 seen[cell] = step
 
 
@@ -97,8 +102,9 @@ def play_with_hand_over(task: tuple[str, int, int, str]) -> dict[str, object]:
     steps = 0
     while env.agents:
         actions = [policy.act(observations[agent]) for agent, policy in zip(names, policies, strict=True)]
-        for index, policy in enumerate(policies):  # what each saw in the observation it just acted on
-            _see(policy.nav.memory, policy.nav.pos, steps, seen[index])
+        if mode != "off":
+            for index, policy in enumerate(policies):  # what each saw in the observation it just acted on
+                _see(policy.nav.memory, policy.nav.pos, steps, seen[index])
         observations, *_ = env.step(dict(zip(names, actions, strict=True)))
         steps += 1
         if mode == "off":
@@ -106,12 +112,9 @@ def play_with_hand_over(task: tuple[str, int, int, str]) -> dict[str, object]:
         where = [(agent.row, agent.col) for agent in world.agents]
         for i, receiver in enumerate(policies):
             for j, giver in enumerate(policies):
-                near = max(abs(where[i][0] - where[j][0]), abs(where[i][1] - where[j][1])) <= VIEW_RADIUS
-                if i == j or (mode != "all" and not near):
+                if i == j or (mode != "all" and _apart(where[i], where[j]) > VIEW_RADIUS):
                     continue
-                if mode == "ring" and not any(
-                    max(abs(where[j][0] - r), abs(where[j][1] - c)) == 1 for r, c in assemblers
-                ):
+                if mode == "ring" and not any(_apart(where[j], cell) == 1 for cell in assemblers):
                     continue
                 shift = (spawns[j][0] - spawns[i][0], spawns[j][1] - spawns[i][1])
                 _hand_over(receiver.nav.memory, giver.nav.memory, shift, seen[i], seen[j])
